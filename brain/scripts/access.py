@@ -1,0 +1,99 @@
+"""Access statistics without rewriting chunk files on every read.
+
+A recall appends one line (time + ids) to index/access_log.jsonl with a single O_APPEND write: no lock, no
+rewrite. `get` and `list` add the pending counts to what the chunk files say, so what they report stays true;
+`fold` writes the accumulated counts into the chunk files in one batch (on reindex, garden, ingest, or when the
+log grows past FOLD_THRESHOLD lines) so a read-mostly week does not churn a git history.
+"""
+import json
+import os
+from pathlib import Path
+
+from .chunk import utc_now
+from .fsutil import append_line
+
+LOG_NAME = "access_log.jsonl"
+FOLD_THRESHOLD = 2000
+
+
+def log_path(root: Path) -> Path:
+    return Path(root) / "index" / LOG_NAME
+
+
+def record_access(root: Path, ids, when: str | None = None) -> None:
+    ids = [i for i in dict.fromkeys(ids) if i]
+    if ids:
+        append_line(log_path(root), json.dumps({"t": when or utc_now(), "ids": ids}))
+
+
+def _read(path: Path) -> dict:
+    pending = {}
+    try:
+        data = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return pending
+    for line in data.splitlines():
+        try:
+            entry = json.loads(line)
+            when, ids = entry["t"], entry["ids"]
+        except (ValueError, KeyError, TypeError):
+            continue  # a torn or foreign line: skip it, never fail a read
+        if not isinstance(ids, list) or not isinstance(when, str):
+            continue
+        for cid in ids:
+            if not isinstance(cid, str):
+                continue
+            count, last = pending.get(cid, (0, None))
+            pending[cid] = (count + 1, max(last, when) if last else when)
+    return pending
+
+
+def pending_access(root: Path) -> dict:
+    """id -> (extra access count, latest access time) not yet folded into the chunk files."""
+    root = Path(root)
+    pending = _read(log_path(root))
+    for cid, (count, last) in _read(log_path(root).with_suffix(".folding")).items():
+        c0, l0 = pending.get(cid, (0, None))
+        pending[cid] = (c0 + count, max(l0, last) if l0 else last)
+    return pending
+
+
+def pending_lines(root: Path) -> int:
+    try:
+        with open(log_path(root), "rb") as fh:
+            return sum(1 for _ in fh)
+    except OSError:
+        return 0
+
+
+def apply_pending(chunk: dict, pending: dict) -> dict:
+    """Chunk dict with pending accesses added (a copy when anything changes)."""
+    extra = pending.get(chunk.get("id"))
+    if not extra:
+        return chunk
+    count, last = extra
+    md = dict(chunk["metadata"])
+    md["access_count"] = int(md.get("access_count") or 0) + count
+    if last and (not md.get("last_accessed") or last > md["last_accessed"]):
+        md["last_accessed"] = last
+    return dict(chunk, metadata=md)
+
+
+def take_for_fold(root: Path) -> dict:
+    """Move the log aside (new appends start a fresh log) and return what it held. Call under the store lock."""
+    path = log_path(root)
+    folding = path.with_suffix(".folding")
+    if path.exists():
+        if folding.exists():  # an earlier fold was interrupted: merge its lines in first
+            append_line(folding, path.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
+            os.unlink(path)
+        else:
+            os.replace(path, folding)
+    return _read(folding)
+
+
+def finish_fold(root: Path) -> None:
+    try:
+        os.unlink(log_path(root).with_suffix(".folding"))
+    except FileNotFoundError:
+        pass

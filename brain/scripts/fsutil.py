@@ -1,0 +1,92 @@
+"""Atomic writes and the store lock.
+
+Every file rlm-mem writes goes through a temp file in the same folder, fsync, then os.replace, so a reader or a
+crash never sees half a file. Read-modify-write sequences take one sidecar lock per store, always with a timeout.
+Files are created owner-readable only: memories are personal data.
+"""
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import StoreBusy, StoreUnwritable
+
+TMP_PREFIX = ".tmp-"
+FILE_MODE = 0o600
+DIR_MODE = 0o700
+
+
+def ensure_dir(path: Path) -> Path:
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    return path
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
+    path = Path(path)
+    ensure_dir(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if fsync:
+                os.fsync(fh.fileno())
+        os.chmod(tmp, FILE_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
+
+
+def atomic_write_json(path: Path, value, *, indent=2, fsync: bool = True) -> None:
+    text = json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=False)
+    atomic_write_text(path, text + "\n", fsync=fsync)
+
+
+def read_json(path: Path):
+    with open(path, "rb") as fh:
+        return json.loads(fh.read().decode("utf-8"))
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line with a single write on an O_APPEND descriptor: concurrent appenders never interleave."""
+    ensure_dir(path.parent)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+    try:
+        os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+DEFAULT_LOCK_TIMEOUT = float(os.environ.get("RLM_MEM_LOCK_TIMEOUT", "20"))
+
+
+@contextmanager
+def store_lock(root: Path, timeout: float | None = None):
+    """Serialise read-modify-write on one store. Raises StoreBusy after `timeout` seconds."""
+    from filelock import FileLock, Timeout  # lazy: hooks that only read never load it
+
+    lock_dir = Path(root) / "index"
+    try:
+        ensure_dir(lock_dir)
+    except OSError as exc:
+        raise StoreUnwritable(f"cannot create {lock_dir}: {exc.strerror or exc}") from exc
+    lock = FileLock(str(lock_dir / ".store.lock"), timeout=DEFAULT_LOCK_TIMEOUT if timeout is None else timeout)
+    try:
+        lock.acquire()
+    except Timeout as exc:
+        raise StoreBusy(f"the memory store at {root} is locked by another writer; try again in a moment") from exc
+    except OSError as exc:
+        raise StoreUnwritable(f"cannot lock the memory store at {root}: {exc.strerror or exc}") from exc
+    try:
+        yield
+    finally:
+        lock.release()

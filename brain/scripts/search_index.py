@@ -1,0 +1,139 @@
+"""The persistent search index: SQLite (stdlib) with FTS5, derived from the chunk files.
+
+index/search.db holds, per active chunk, the columns recall ranks on and the content itself (so hooks never open
+chunk files), an FTS5 table over content and tags (BM25, porter stemming), and the link table (both directions).
+Updated inside the store's write lock on every create/update/delete; `rebuild` recreates it from the files.
+WAL mode: readers never wait for writers.
+"""
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+DB_NAME = "search.db"
+SCHEMA_VERSION = "3"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS chunks(
+  rowid INTEGER PRIMARY KEY,
+  id TEXT UNIQUE NOT NULL,
+  created TEXT NOT NULL,
+  type TEXT NOT NULL,
+  kind TEXT NOT NULL DEFAULT 'memory',
+  role TEXT,
+  project TEXT,
+  conversation_id TEXT,
+  confidence REAL NOT NULL DEFAULT 0.8,
+  importance REAL,
+  pinned INTEGER NOT NULL DEFAULT 0,
+  status TEXT NOT NULL DEFAULT 'active',
+  sensitivity TEXT NOT NULL DEFAULT 'low',
+  category TEXT,
+  tokens INTEGER NOT NULL,
+  access_count INTEGER NOT NULL DEFAULT 0,
+  last_accessed TEXT,
+  tags TEXT NOT NULL DEFAULT '',
+  files TEXT NOT NULL DEFAULT '',
+  path TEXT NOT NULL,
+  mtime_ns INTEGER NOT NULL DEFAULT 0,
+  chash TEXT NOT NULL DEFAULT '',
+  content TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
+CREATE INDEX IF NOT EXISTS chunks_conv ON chunks(conversation_id, created);
+CREATE INDEX IF NOT EXISTS chunks_project ON chunks(project, created);
+CREATE INDEX IF NOT EXISTS chunks_kind ON chunks(kind, created);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+  content, tags, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
+  PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
+"""
+
+_COLUMNS = ("id", "created", "type", "kind", "role", "project", "conversation_id", "confidence", "importance",
+            "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "tags",
+            "files", "path", "mtime_ns", "chash", "content")
+
+
+def db_path(root: Path) -> Path:
+    return Path(root) / "index" / DB_NAME
+
+
+def connect(root: Path, *, readonly: bool = False) -> sqlite3.Connection | None:
+    """Open the index. Read-only callers get None when it does not exist yet (nothing indexed)."""
+    path = db_path(root)
+    if readonly:
+        if not path.exists():
+            return None
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, isolation_level=None)
+    else:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)  # explicit BEGIN/COMMIT
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.executescript(_SCHEMA)
+        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+        os.chmod(path, 0o600)
+    conn.execute("PRAGMA busy_timeout=10000")
+    return conn
+
+
+def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
+    md = chunk["metadata"]
+    return (
+        chunk["id"], md["created"], chunk["type"], md.get("kind", "memory"), md.get("role"), md.get("project"),
+        md.get("conversation_id"), float(md.get("confidence", 0.8)), md.get("importance"),
+        1 if md.get("pinned") else 0, md.get("status", "active"), md.get("sensitivity", "low"), md.get("category"),
+        int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"),
+        " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
+        content_hash(chunk["content"]), chunk["content"],
+    )
+
+
+def content_hash(text: str) -> str:
+    """Identity of a memory's words for write-time dedup: case and whitespace do not make a new memory."""
+    return hashlib.sha1(" ".join(text.lower().split()).encode("utf-8")).hexdigest()
+
+
+def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
+    row = conn.execute("SELECT rowid, content, tags FROM chunks WHERE id=?", (chunk_id,)).fetchone()
+    if row:
+        conn.execute("INSERT INTO fts(fts, rowid, content, tags) VALUES('delete', ?, ?, ?)", row)
+        conn.execute("DELETE FROM chunks WHERE rowid=?", (row[0],))
+    conn.execute("DELETE FROM links WHERE src=?", (chunk_id,))
+
+
+def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
+    _delete(conn, chunk["id"])
+    cur = conn.execute(
+        f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})",
+        row_of(chunk, path, mtime_ns))
+    conn.execute("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
+                 (cur.lastrowid, chunk["content"], " ".join(chunk.get("tags") or ())))
+    conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
+                     [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()])
+
+
+def remove(conn: sqlite3.Connection, chunk_id: str) -> None:
+    _delete(conn, chunk_id)
+
+
+def clear(conn: sqlite3.Connection) -> None:
+    conn.execute("DELETE FROM chunks")
+    conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
+    conn.execute("DELETE FROM links")
+
+
+def set_meta(conn: sqlite3.Connection, key: str, value) -> None:
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, json.dumps(value)))
+
+
+def get_meta(conn: sqlite3.Connection, key: str, default=None):
+    row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return json.loads(row[0]) if row else default
+
+
+def indexed_ids(conn: sqlite3.Connection) -> dict:
+    return dict(conn.execute("SELECT id, mtime_ns FROM chunks"))

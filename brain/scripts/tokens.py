@@ -1,0 +1,22 @@
+"""Token estimate without a tokenizer or network.
+
+Claude's tokenizer averages roughly 4 characters of English per token, and code or non-Latin text runs denser.
+We take the larger of chars/4 and words*1.3 so that neither long words nor many short ones are undercounted.
+It is an estimate for budgeting, documented as such in MEMORY_SCHEMA.md.
+"""
+import math
+import re
+
+_WORD = re.compile(r"\S+")
+
+
+def estimate_tokens(text: str) -> int:
+    if not text:
+        return 0
+    words = len(_WORD.findall(text))
+    return max(1, math.ceil(max(len(text) / 4.0, words * 1.3)))
+
+
+def chars_for_tokens(tokens: int) -> int:
+    """Inverse, for budgets expressed in characters."""
+    return int(tokens * 4)
