@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import stat
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -103,6 +104,18 @@ class ChunkStore:
     def _lock(self):
         self._ensure_layout()
         return store_lock(self.root, self.lock_timeout)
+
+    @contextmanager
+    def _writing(self, *, bulk: bool = False):
+        """One locked write session; derived indexes are committed when the block ends without error."""
+        with self._lock():
+            ctx = _WriteContext(self, bulk=bulk)
+            try:
+                yield ctx
+            except BaseException:
+                ctx.abort()
+                raise
+            ctx.commit()
 
     # ------------------------------------------------------------------ reading
     def read_file(self, path: Path, *, validate: bool = True) -> dict | None:
@@ -309,11 +322,14 @@ class ChunkStore:
         return self.create_many(specs, reason=reason, chain=True)
 
     def create_many(self, specs, *, auto_link=True, reason=None, chain=False, action="create",
-                    on_error=None) -> list:
+                    on_error=None, bulk=None, added=None) -> list:
         """Create several chunks under one lock with one index write (the bulk path).
 
         `chain`: each chunk after the first follows the previous one. `on_error(i, exc)`: called for a spec that
         fails validation (it is skipped); without it the first error is raised and nothing is written.
+        `bulk`: write files without a per-file fsync and sync once before committing (default: more than 8 specs).
+        `added`: a list that receives the chunks actually created (not those that already existed).
+        Returns one chunk per valid spec: the new one, or the stored one for a key seen before.
         """
         built = []
         for i, spec in enumerate(specs):
@@ -325,8 +341,7 @@ class ChunkStore:
                 on_error(i, exc)
         from .validation import schema_errors
 
-        with self._lock():
-            ctx = _WriteContext(self)
+        with self._writing(bulk=len(built) > 8 if bulk is None else bulk) as ctx:
             created, previous = [], None
             for chunk, keyed in built:
                 if keyed:
@@ -351,16 +366,16 @@ class ChunkStore:
                 ctx.add(chunk)
                 created.append(Chunk.from_dict(chunk))
                 previous = chunk["id"]
-            ctx.commit()
         for chunk in ctx.added:
             audit(self.root, action, chunk["id"], actor=self.actor, reason=reason)
+        if added is not None:
+            added.extend(Chunk.from_dict(c) for c in ctx.added)
         return created
 
     def update_chunk(self, chunk_id: str, *, reason=None, **changes) -> Chunk:
         """Change content, type, tags or metadata fields (e.g. confidence=0.98). Returns the updated chunk."""
         validate_chunk_id(chunk_id)
-        with self._lock():
-            ctx = _WriteContext(self)
+        with self._writing() as ctx:
             data = self.read_file(self.chunk_path(chunk_id))
             if data is None:
                 raise ChunkNotFound(f"no chunk {chunk_id} (see `rlm-mem list`; archived chunks need `restore`)")
@@ -397,7 +412,6 @@ class ChunkStore:
 
             check("chunk", data)
             ctx.write(data)
-            ctx.commit()
         audit(self.root, "update", chunk_id, actor=self.actor, reason=reason,
               details={"fields": sorted(changes)})
         return Chunk.from_dict(data)
@@ -405,8 +419,7 @@ class ChunkStore:
     def delete_chunk(self, chunk_id: str, permanent: bool = False, *, reason=None) -> bool:
         """Soft delete moves the chunk to archive/; permanent removes it and every link to it. False if absent."""
         validate_chunk_id(chunk_id)
-        with self._lock():
-            ctx = _WriteContext(self)
+        with self._writing() as ctx:
             live, archived = self.chunk_path(chunk_id), self.archive_path(chunk_id)
             if live.is_file() and not live.is_symlink():
                 source = live
@@ -423,14 +436,12 @@ class ChunkStore:
                 ensure_dir(self.archive_dir)
                 os.replace(source, archived)
                 ctx.forget(chunk_id)
-            ctx.commit()
         audit(self.root, "delete" if permanent else "archive", chunk_id, actor=self.actor, reason=reason)
         return True
 
     def restore_chunk(self, chunk_id: str, *, reason=None) -> Chunk:
         validate_chunk_id(chunk_id)
-        with self._lock():
-            ctx = _WriteContext(self)
+        with self._writing() as ctx:
             src = self.archive_path(chunk_id)
             data = self.read_file(src)
             if data is None:
@@ -439,7 +450,6 @@ class ChunkStore:
             ensure_dir(dest.parent)
             os.replace(src, dest)
             ctx.index(data, dest)
-            ctx.commit()
         audit(self.root, "restore", chunk_id, actor=self.actor, reason=reason)
         return Chunk.from_dict(data)
 
@@ -452,8 +462,7 @@ class ChunkStore:
         validate_chunk_id(target_id)
         if source_id == target_id:
             raise ChunkValidationError("a chunk cannot link to itself")
-        with self._lock():
-            ctx = _WriteContext(self)
+        with self._writing() as ctx:
             data = self.read_file(self.chunk_path(source_id))
             if data is None:
                 raise ChunkNotFound(f"no chunk {source_id}")
@@ -466,7 +475,6 @@ class ChunkStore:
             elif target_id not in targets:
                 targets.append(target_id)
             ctx.write(data)
-            ctx.commit()
         audit(self.root, "unlink" if remove else "link", source_id, actor=self.actor, reason=reason,
               details={"type": link_type, "target": target_id})
         return Chunk.from_dict(data)
@@ -507,9 +515,8 @@ class ChunkStore:
         """Write pending access counts into the chunk files, in one batch. Returns how many files changed."""
         if not access.log_path(self.root).exists() and not access.log_path(self.root).with_suffix(".folding").exists():
             return 0
-        with self._lock():
+        with self._writing() as ctx:
             pending = access.take_for_fold(self.root)
-            ctx = _WriteContext(self)
             changed = 0
             for chunk_id, _ in pending.items():
                 try:
@@ -521,7 +528,6 @@ class ChunkStore:
                     continue
                 ctx.write(access.apply_pending(data, pending), index_json=False)
                 changed += 1
-            ctx.commit()
             access.finish_fold(self.root)
         return changed
 
@@ -549,10 +555,8 @@ class ChunkStore:
                 return None
         elif not self.chunks_dir.is_dir():
             return None
-        with self._lock():
-            ctx = _WriteContext(self)
+        with self._writing() as ctx:
             result = ctx.synced
-            ctx.commit()
         return result
 
     def stats(self) -> dict:
@@ -583,8 +587,9 @@ def _mtime(path: Path) -> int:
 class _WriteContext:
     """One locked write session: chunk files written now; JSON indexes and search index committed once."""
 
-    def __init__(self, store: ChunkStore):
+    def __init__(self, store: ChunkStore, *, bulk: bool = False):
         self.store = store
+        self.bulk = bulk  # defer durability to one os.sync() in commit()
         self.indexes = JsonIndexes(store.index_dir).load()
         self.conn = search_index.connect(store.root)
         self.conn.execute("BEGIN IMMEDIATE")
@@ -680,7 +685,7 @@ class _WriteContext:
         path = self.store.chunk_path(data["id"])
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         try:
-            atomic_write_bytes(path, text.encode("utf-8"))
+            atomic_write_bytes(path, text.encode("utf-8"), fsync=not self.bulk)
         except OSError as exc:
             raise StoreUnwritable(f"cannot write {path}: {exc.strerror or exc}") from exc
         self.index(data, path, index_json=index_json)
@@ -717,7 +722,17 @@ class _WriteContext:
         else:
             atomic_write_bytes(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
 
+    def abort(self) -> None:
+        """Roll back the index transaction; chunk files already written stay (sync_derived picks them up)."""
+        try:
+            self.conn.execute("ROLLBACK")
+        except Exception:
+            pass
+        self.conn.close()
+
     def commit(self) -> None:
+        if self.bulk and self.added:
+            os.sync()  # every file written in this batch is durable before anything reports it saved
         try:
             search_index.set_meta(self.conn, "fingerprint", self.store.fingerprint())
             self.conn.execute("COMMIT")

@@ -1,0 +1,275 @@
+"""Claude Code hook handlers: stdin JSON in, hook output out. They fail open.
+
+Whatever happens, a hook exits 0 within its time limit with at most one line on stderr, and never blocks the
+person's work. The one exception is the protocol's: when SessionEnd cannot save memories, it exits 2 so that
+Claude Code shows the MEMORY_CANDIDATES (on stderr) to the person, and nothing is claimed as saved.
+
+Only stdlib modules load at import; each handler imports what it needs.
+"""
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_STDIN = 16 * 1024 * 1024
+CONTEXT_CAP = 9_500  # Claude Code replaces additionalContext over 10,000 characters by a preview
+TIME_LIMITS = {"session-start": 8.0, "user-prompt-submit": 8.0, "stop": 8.0, "pre-compact": 8.0,
+               "session-end": 1.2}
+EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "stop": "Stop",
+               "pre-compact": "PreCompact", "session-end": "SessionEnd"}
+SENSITIVITY_ENV = "RLM_MEM_MAX_SENSITIVITY"
+
+
+@dataclass(frozen=True)
+class HookInput:
+    """The event JSON, parsed once; missing or mistyped fields become empty values."""
+
+    event: str
+    session_id: str = ""
+    transcript_path: str = ""
+    cwd: str = ""
+    source: str = ""
+    prompt: str = ""
+    reason: str = ""
+
+    @classmethod
+    def parse(cls, event: str, raw: bytes) -> "HookInput":
+        try:
+            data = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
+        except ValueError:
+            raise HookInputError("stdin is not JSON") from None
+        if not isinstance(data, dict):
+            raise HookInputError("stdin JSON is not an object")
+
+        def text(key):
+            value = data.get(key)
+            return value if isinstance(value, str) else ""
+
+        return cls(event=event, session_id=text("session_id"), transcript_path=text("transcript_path"),
+                   cwd=text("cwd") or os.environ.get("CLAUDE_PROJECT_DIR", ""), source=text("source"),
+                   prompt=text("prompt"), reason=text("reason"))
+
+
+class HookInputError(ValueError):
+    pass
+
+
+def envelope(event: str, context: str) -> str:
+    if len(context) > CONTEXT_CAP:
+        context = context[: CONTEXT_CAP - 40].rstrip() + "\n[rlm-mem: context trimmed to fit]"
+    return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": context}},
+                      ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- shared helpers
+def _memory_root():
+    from .paths import remember_plugin_location, resolve_memory_root
+
+    root, _ = resolve_memory_root()
+    if os.environ.get("CLAUDE_PLUGIN_DATA") and not os.environ.get("RLM_MEM_DIR"):
+        remember_plugin_location(root)
+    return Path(root)
+
+
+def _project(inp: HookInput):
+    from .project import memory_disabled, project_id
+
+    project = project_id(inp.cwd or os.getcwd())
+    disabled = project.root is not None and memory_disabled(project.root)
+    return project, disabled
+
+
+def _max_sensitivity() -> str:
+    value = os.environ.get(SENSITIVITY_ENV, "medium").strip().lower()
+    return value if value in ("public", "low", "medium", "high", "hyper") else "medium"
+
+
+def context_use(transcript_path: str, window: int = 200_000) -> str:
+    """'NN%' of the context window used, from the last assistant usage in the transcript tail; 'Stable' if unknown."""
+    try:
+        with open(transcript_path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 256 * 1024))
+            tail = fh.read().decode("utf-8", errors="replace").splitlines()
+    except (OSError, TypeError, ValueError):
+        return "Stable"
+    for line in reversed(tail):
+        if '"usage"' not in line:
+            continue
+        try:
+            usage = json.loads(line)["message"]["usage"]
+            used = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
+                                                        "cache_creation_input_tokens"))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
+        if used:
+            return f"{min(99, round(100 * used / window))}%"
+    return "Stable"
+
+
+def _worker_running(root: Path) -> bool:
+    try:
+        pid = int((root / "state" / "worker.pid").read_text().strip())
+        os.kill(pid, 0)
+        return True
+    except (OSError, ValueError):
+        return False
+
+
+def _queue_capture(root: Path, inp: HookInput, *, final: bool) -> None:
+    from .capture import enqueue, spawn_worker
+
+    if inp.transcript_path:
+        enqueue(root, inp.session_id or Path(inp.transcript_path).stem, inp.transcript_path, cwd=inp.cwd,
+                final=final)
+    if not _worker_running(root):
+        spawn_worker(root)
+
+
+# ---------------------------------------------------------------- handlers
+def session_start(inp: HookInput):
+    from .session_context import build_session_context
+
+    root = _memory_root()
+    project, disabled = _project(inp)
+    if disabled:
+        return None
+    return envelope("session-start", build_session_context(root, project, inp, max_sensitivity=_max_sensitivity()))
+
+
+def user_prompt_submit(inp: HookInput):
+    root = _memory_root()
+    project, disabled = _project(inp)
+    if disabled or not inp.prompt.strip():
+        return None
+    parts = []
+    from .hud import apply_prompt_commands
+
+    try:
+        changed = apply_prompt_commands(root, inp.prompt)
+    except OSError:
+        changed = False
+    if changed:
+        from .session_context import hud_text
+
+        parts.append("LiveHud sliders changed by this prompt; current LiveHud:\n" + hud_text(root, inp, active=True))
+    from .recall import recall
+
+    result = recall(root, inp.prompt, project=project.id, max_sensitivity=_max_sensitivity())
+    body = result.render() if result.items else ""
+    if body:
+        from .fence import fence
+
+        parts.append(fence(body, label="recall"))
+    return envelope("user-prompt-submit", "\n\n".join(parts)) if parts else None
+
+
+def stop(inp: HookInput):
+    root = _memory_root()
+    _, disabled = _project(inp)
+    if not disabled:
+        _queue_capture(root, inp, final=False)
+    return None
+
+
+def session_end(inp: HookInput):
+    root = _memory_root()
+    _, disabled = _project(inp)
+    if disabled:
+        return None
+    try:
+        _queue_capture(root, inp, final=True)
+    except OSError as exc:
+        raise MemoryUnwritable(str(exc)) from exc
+    return None
+
+
+class MemoryUnwritable(Exception):
+    pass
+
+
+HANDLERS = {"session-start": session_start, "user-prompt-submit": user_prompt_submit, "stop": stop,
+            "pre-compact": stop, "session-end": session_end}
+
+
+def _candidates_block(inp: HookInput) -> str:
+    """SessionEnd could not queue: mine the transcript now and hand the memories to the person."""
+    from .capture import keep_candidates, memory_specs
+    from .candidates import format_candidates, MemoryCandidate, slug_filename
+    from .extract import extract_memories
+    from .project import project_id
+    from .transcript import parse_transcript
+
+    parsed = parse_transcript(inp.transcript_path)
+    project = project_id(inp.cwd or os.getcwd())
+    specs = memory_specs(extract_memories(parsed.turns), session_id=inp.session_id or "session", project=project,
+                         transcript_path=inp.transcript_path, fallback_time="")
+    cands = [MemoryCandidate(filename=slug_filename(s["content"]), category=s["metadata"].get("category") or "past",
+                             tags=tuple(s.get("tags") or ()) or (s["metadata"]["kind"],), content=s["content"])
+             for s in specs]
+    if not cands:
+        return ""
+    text = format_candidates(cands)
+    kept = keep_candidates(text, inp.session_id or "session")
+    if kept:
+        text += f"\n(kept in {kept}; save them with `rlm-mem import --format candidates {kept}`)\n"
+    return text
+
+
+def _stderr_line(message: str) -> None:
+    try:
+        sys.stderr.write("rlm-mem: " + " ".join(str(message).split())[:300] + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def main(argv) -> int:
+    """Entry for scripts/hook.py: `hook.py EVENT` with the event JSON on stdin."""
+    event = argv[0] if argv else ""
+    if event not in HANDLERS:
+        _stderr_line(f"unknown hook event {event!r}; expected one of {', '.join(HANDLERS)}")
+        return 0
+    limit = float(os.environ.get("RLM_MEM_HOOK_TIMEOUT", TIME_LIMITS[event]))
+
+    def out_of_time(signum, frame):
+        _stderr_line(f"{event} gave up after {limit:g}s (memory work stays queued)")
+        os._exit(0)
+
+    if hasattr(signal, "setitimer"):
+        signal.signal(signal.SIGALRM, out_of_time)
+        signal.setitimer(signal.ITIMER_REAL, limit)
+    inp = None
+    try:
+        raw = sys.stdin.buffer.read(MAX_STDIN + 1) if sys.stdin is not None else b""
+        if len(raw) > MAX_STDIN:
+            raise HookInputError(f"stdin is larger than {MAX_STDIN // (1024 * 1024)} MB")
+        inp = HookInput.parse(event, raw)
+        output = HANDLERS[event](inp)
+        if output:
+            sys.stdout.write(output + "\n")
+            sys.stdout.flush()
+        return 0
+    except MemoryUnwritable as exc:
+        try:
+            block = _candidates_block(inp) if inp and inp.transcript_path else ""
+        except Exception:
+            block = ""
+        if block:
+            sys.stderr.write(f"rlm-mem could not save this session's memories ({exc}); nothing was saved.\n\n{block}")
+            sys.stderr.flush()
+            return 2  # SessionEnd: Claude Code shows stderr to the person
+        _stderr_line(f"memory folder unwritable ({exc}); nothing to save from this session")
+        return 0
+    except BaseException as exc:  # fail open: one line, exit 0
+        if isinstance(exc, KeyboardInterrupt):
+            return 0
+        _stderr_line(f"{event} skipped: {type(exc).__name__}: {exc}")
+        return 0
+    finally:
+        if hasattr(signal, "setitimer"):
+            signal.setitimer(signal.ITIMER_REAL, 0)

@@ -1,0 +1,18 @@
+"""Every test runs against its own memory folder: nothing touches the real home or the bundle's brain/memory."""
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+
+
+@pytest.fixture(autouse=True)
+def isolated_memory(tmp_path, monkeypatch):
+    memory = tmp_path / "memory"
+    monkeypatch.setenv("RLM_MEM_DIR", str(memory))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    for name in ("CLAUDE_PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT", "RLM_MEM_DISABLE", "RLM_MEM_PROJECT",
+                 "CLAUDE_PROJECT_DIR", "RLM_MEM_MAX_SENSITIVITY"):
+        monkeypatch.delenv(name, raising=False)
+    return memory

@@ -1,0 +1,307 @@
+"""The brain (issue 2): seed 000's store, exactly — files, indexes, links, archive, safety, chunking, types."""
+import json
+import os
+import textwrap
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from brain.scripts import Chunk, ChunkStore, ChunkingEngine
+from brain.scripts.chunk import validate_chunk_id
+from brain.scripts.classify import detect_type
+from brain.scripts.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
+from brain.scripts.tokens import estimate_tokens
+from brain.scripts.validation import all_schema_files, load_schema, schema_errors
+
+
+@pytest.fixture
+def store(isolated_memory):
+    return ChunkStore(isolated_memory)
+
+
+def read_index(store, name):
+    return json.loads((store.index_dir / name).read_text(encoding="utf-8"))
+
+
+def test_seed_python_api_example_runs_as_written(tmp_path, monkeypatch):
+    """The seed's example, with the ids create_chunk returned, from the bundle-style relative path."""
+    monkeypatch.chdir(tmp_path)
+    store = ChunkStore("brain/memory")
+    chunk = store.create_chunk(
+        content="User prefers Python over JavaScript",
+        chunk_type="preference",
+        conversation_id="conv-123",
+        tokens=12,
+        tags=["coding", "preferences"],
+        confidence=0.95,
+    )
+    assert isinstance(chunk, Chunk) and chunk.tokens == 12
+    got = store.get_chunk(chunk.id)
+    assert got.content == "User prefers Python over JavaScript" and got.type == "preference"
+    store.update_chunk(chunk.id, confidence=0.98)
+    assert store.get_chunk(chunk.id).metadata["confidence"] == 0.98
+    assert [c.id for c in store.list_chunks(conversation_id="conv-123", tags=["coding"])] == [chunk.id]
+    store.delete_chunk(chunk.id)  # soft
+    assert store.get_chunk(chunk.id) is None
+    assert (tmp_path / "brain/memory/archive" / f"{chunk.id}.json").is_file()
+    store.delete_chunk(chunk.id, permanent=True)
+    assert not (tmp_path / "brain/memory/archive" / f"{chunk.id}.json").exists()
+
+
+def test_chunk_file_layout_and_format(store):
+    c = store.create_chunk("Café au lait — the staging database listens on port 5433", created="2026-02-10T21:37:00Z")
+    path = store.root / "chunks" / "2026-02" / f"{c.id}.json"
+    assert path.is_file() and c.id.startswith("chunk-2026-02-10-")
+    text = path.read_text(encoding="utf-8")
+    assert "Café au lait —" in text  # UTF-8, not \u escapes
+    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
+    data = json.loads(text)
+    assert set(data) == {"id", "content", "tokens", "type", "metadata", "links", "tags"}
+    assert set(data["links"]) >= {"context_of", "follows", "related_to", "supports", "contradicts"}
+    assert {"created", "conversation_id", "source", "confidence", "access_count", "last_accessed"} <= set(data["metadata"])
+    assert oct(path.stat().st_mode & 0o777) == oct(0o600)
+
+
+def test_indexes_follow_every_operation(store):
+    a = store.create_chunk("We decided to deploy on Fridays", tags=["deploy", "process"], conversation_id="c1")
+    b = store.create_chunk("The deploy script lives in ops/deploy.sh", tags=["deploy"], conversation_id="c1")
+    meta = read_index(store, "metadata_index.json")
+    assert set(meta["chunks"]) == {a.id, b.id} and meta["count"] == 2
+    assert read_index(store, "tag_index.json")["tags"]["deploy"] == sorted([a.id, b.id])
+    graph = read_index(store, "link_graph.json")["links"]
+    assert graph[b.id]["follows"] == [a.id] and graph[b.id]["context_of"] == ["c1"]
+
+    store.update_chunk(a.id, tags=["process"])
+    assert read_index(store, "tag_index.json")["tags"]["deploy"] == [b.id]
+
+    store.delete_chunk(b.id)  # soft delete: gone from every index
+    tags = read_index(store, "tag_index.json")["tags"]
+    assert "deploy" not in tags
+    assert b.id not in read_index(store, "metadata_index.json")["chunks"]
+    assert b.id not in read_index(store, "link_graph.json")["links"]
+
+    store.restore_chunk(b.id)
+    assert read_index(store, "tag_index.json")["tags"]["deploy"] == [b.id]
+    assert read_index(store, "link_graph.json")["links"][b.id]["follows"] == [a.id]
+
+
+def test_auto_links(store):
+    first = store.create_chunk("Alice set up the CI pipeline", conversation_id="s1", created="2026-03-01T10:00:00Z",
+                               tags=["ci"])
+    second = store.create_chunk("The pipeline runs pytest on push", conversation_id="s1",
+                                created="2026-03-01T10:03:00Z")
+    late = store.create_chunk("Lunch break is over", conversation_id="s1", created="2026-03-01T11:00:00Z")
+    other = store.create_chunk("CI uses GitHub Actions runners", conversation_id="s2", tags=["ci"])
+    assert second.links["context_of"] == ["s1"] and second.links["follows"] == [first.id]
+    assert late.links["follows"] == []  # more than five minutes later: no temporal link
+    assert other.links["related_to"] == [first.id] and other.links["follows"] == []
+
+
+def test_manual_links_and_permanent_delete_cleans_them(store):
+    a = store.create_chunk("Use tabs for indentation")
+    b = store.create_chunk("Use four spaces for indentation")
+    store.link_chunks(b.id, a.id, "contradicts")
+    assert store.get_chunk(b.id).links["contradicts"] == [a.id]
+    assert read_index(store, "link_graph.json")["links"][b.id]["contradicts"] == [a.id]
+    with pytest.raises(ChunkValidationError):
+        store.link_chunks(a.id, b.id, "likes")
+    with pytest.raises(ChunkNotFound):
+        store.link_chunks(a.id, "chunk-2020-01-01-00000000", "supports")
+    store.delete_chunk(a.id, permanent=True)
+    assert store.get_chunk(b.id).links["contradicts"] == []
+    assert b.id not in read_index(store, "link_graph.json")["links"]
+
+
+def test_archive_and_restore(store):
+    c = store.create_chunk("Temporary note about the build")
+    assert store.delete_chunk(c.id) is True
+    assert store.get_chunk(c.id) is None and store.is_archived(c.id)
+    assert store.get_chunk(c.id, include_archived=True).content == c.content
+    assert [x.id for x in store.list_chunks(archived=True)] == [c.id]
+    assert store.restore_chunk(c.id).id == c.id and store.get_chunk(c.id) is not None
+    with pytest.raises(ChunkNotFound):
+        store.restore_chunk(c.id)
+    assert store.delete_chunk("chunk-2020-01-01-00000000") is False
+
+
+@pytest.mark.parametrize("bad", ["../../etc/passwd", "chunk-2026-02-10-../../x", "chunk-2026-13-45-a1b2c3d4",
+                                 "chunk-2026-02-10-A1B2C3D4", "chunk-2026-02-10-a1b2c3d4.json", "/etc/passwd",
+                                 "chunk-2026-02-10-a1b2c3d4/../../x", "", None, 42])
+def test_ids_are_validated_before_any_path_is_built(store, bad):
+    with pytest.raises(InvalidChunkId):
+        store.get_chunk(bad)
+    with pytest.raises(InvalidChunkId):
+        store.delete_chunk(bad)
+    with pytest.raises(InvalidChunkId):
+        store.chunk_path(bad)
+
+
+def test_valid_ids():
+    assert validate_chunk_id("chunk-2026-02-10-a1b2c3d4")
+    with pytest.raises(InvalidChunkId):
+        validate_chunk_id("chunk-2026-02-30-a1b2c3d4")  # no such day
+
+
+def test_corrupt_and_invalid_files_are_skipped_never_crash(store, caplog):
+    good = store.create_chunk("A good memory")
+    broken = store.create_chunk("Soon broken")
+    store.chunk_path(broken.id).write_text("{not json", encoding="utf-8")
+    invalid = store.create_chunk("Soon invalid")
+    data = json.loads(store.chunk_path(invalid.id).read_text())
+    data["type"] = "gossip"
+    store.chunk_path(invalid.id).write_text(json.dumps(data))
+    assert store.get_chunk(broken.id) is None and store.get_chunk(invalid.id) is None
+    assert [c.id for c in store.list_chunks()] == [good.id]
+    assert store.reindex() == {"chunks": 1, "skipped": 2}
+    assert "corrupt" in caplog.text and "invalid" in caplog.text
+
+
+def test_symlinked_chunk_file_is_not_followed(store, tmp_path):
+    c = store.create_chunk("placeholder")
+    secret = tmp_path / "outside.json"
+    secret.write_text(store.chunk_path(c.id).read_text())
+    os.unlink(store.chunk_path(c.id))
+    os.symlink(secret, store.chunk_path(c.id))
+    assert store.get_chunk(c.id) is None
+
+
+def test_every_schema_is_valid_and_every_stored_chunk_validates(store):
+    from jsonschema import Draft202012Validator
+
+    files = all_schema_files()
+    assert len(files) >= 6
+    for path in files:
+        Draft202012Validator.check_schema(json.loads(path.read_text()))
+    store.remember("x " * 2000, tags=["bulk"])
+    store.create_chunk("We decided on Postgres", conversation_id="c")
+    for path in store.iter_chunk_paths():
+        assert schema_errors("chunk", json.loads(path.read_text())) == []
+    for name in ("metadata_index", "tag_index", "link_graph"):
+        assert schema_errors(name, read_index(store, f"{name}.json")) == []
+
+
+def test_invalid_chunks_are_refused_on_write(store):
+    for kwargs in ({"content": ""}, {"content": "x", "chunk_type": "gossip"}, {"content": "x", "confidence": 1.5},
+                   {"content": "x", "source": "rumour"}, {"content": "x", "created": "yesterday"},
+                   {"content": "x", "tags": ["t" * 65]}, {"content": "x", "metadata": {"bogus": 1}}):
+        with pytest.raises(ChunkValidationError):
+            store.create_chunk(**kwargs)
+    assert list(store.iter_chunk_paths()) == []
+
+
+def test_reindex_rebuilds_identical_indexes(store):
+    import shutil
+
+    for i in range(30):
+        store.create_chunk(f"Memory number {i} about topic {i % 4}", tags=[f"t{i % 4}", "common"],
+                           conversation_id=f"conv-{i % 3}", created=f"2026-01-{1 + i % 28:02d}T10:{i:02d}:00Z")
+    before = {n: (store.index_dir / n).read_bytes() for n in ("metadata_index.json", "tag_index.json", "link_graph.json")}
+    shutil.rmtree(store.index_dir)
+    store.reindex()
+    after = {n: (store.index_dir / n).read_bytes() for n in before}
+    assert before == after
+
+
+def test_reads_do_not_rewrite_files_but_counts_stay_true(store):
+    chunks = [store.create_chunk(f"fact {i}") for i in range(20)]
+    mtimes = {c.id: store.chunk_path(c.id).stat().st_mtime_ns for c in chunks}
+    for c in chunks:
+        store.get_chunk(c.id)
+        store.get_chunk(c.id)
+    assert {c.id: store.chunk_path(c.id).stat().st_mtime_ns for c in chunks} == mtimes
+    listed = {c.id: c.metadata["access_count"] for c in store.list_chunks()}
+    assert set(listed.values()) == {2}
+    assert store.get_chunk(chunks[0].id, track=False).metadata["access_count"] == 2
+    assert store.fold_access() == 20
+    on_disk = json.loads(store.chunk_path(chunks[0].id).read_text())["metadata"]
+    assert on_disk["access_count"] == 2 and on_disk["last_accessed"]
+    assert store.get_chunk(chunks[0].id, track=False).metadata["access_count"] == 2  # not double counted
+
+
+def test_audit_trail_records_every_mutation(store):
+    from brain.scripts.audit import read_audit
+
+    a = store.create_chunk("one", reason="test")
+    b = store.create_chunk("two")
+    store.update_chunk(a.id, confidence=0.5, reason="less sure")
+    store.link_chunks(a.id, b.id, "supports")
+    store.delete_chunk(a.id)
+    store.restore_chunk(a.id)
+    actions = [(e["action"], e["chunk_id"]) for e in read_audit(store.root)]
+    assert actions == [("create", a.id), ("create", b.id), ("update", a.id), ("link", a.id), ("archive", a.id),
+                       ("restore", a.id)]
+    for entry in read_audit(store.root):
+        assert schema_errors("audit_entry", entry) == []
+        assert entry["actor"] and entry["time"]
+
+
+def test_keyed_create_is_idempotent(store):
+    a = store.create_chunk("captured turn", key="s1:u1:1", created="2026-05-01T00:00:00Z")
+    b = store.create_chunk("captured turn", key="s1:u1:1", created="2026-05-01T00:00:00Z")
+    assert a.id == b.id and len(list(store.iter_chunk_paths())) == 1
+
+
+def test_files_added_behind_the_stores_back_are_indexed(store, tmp_path):
+    a = store.create_chunk("first", created="2026-04-01T00:00:00Z")
+    other = ChunkStore(tmp_path / "other")
+    b = other.create_chunk("arrived by git pull", created="2026-05-01T00:00:00Z")
+    dest = store.chunk_path(b.id)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_bytes(other.chunk_path(b.id).read_bytes())
+    assert store.sync_derived()["indexed"] == 1
+    assert b.id in read_index(store, "metadata_index.json")["chunks"]
+    assert store.sync_derived() is None  # nothing changed since
+    assert a.id in read_index(store, "metadata_index.json")["chunks"]
+
+
+# --- chunking --------------------------------------------------------------------------------------------------
+def test_short_memory_is_one_chunk():
+    assert ChunkingEngine().chunk("User prefers Python over JavaScript") == ["User prefers Python over JavaScript"]
+
+
+def test_long_content_splits_at_paragraphs_then_sentences(store):
+    para = " ".join(f"Sentence {i} explains one more detail of the design." for i in range(100))
+    text = "\n\n".join([para, para, "Short closing paragraph."])
+    pieces = ChunkingEngine().chunk(text)
+    assert len(pieces) > 2
+    assert all(estimate_tokens(p) <= 800 for p in pieces)
+    assert all(p.rstrip().endswith(".") for p in pieces)  # cut at sentence ends
+    chunks = store.remember(text, conversation_id="long")
+    assert [c.metadata["part"]["index"] for c in chunks] == list(range(1, len(chunks) + 1))
+    assert all(chunks[i].links["follows"] == [chunks[i - 1].id] for i in range(1, len(chunks)))
+
+
+words = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=0x2FFF, blacklist_categories=("Cs",)),
+                min_size=1, max_size=30)
+texts = st.lists(st.one_of(words, st.sampled_from([".", "!", "?", "\n", "\n\n"])), min_size=1, max_size=2500).map(
+    lambda parts: " ".join(parts))
+
+
+@settings(max_examples=60, deadline=None)
+@given(texts)
+def test_chunking_bounds_and_no_text_lost(text):
+    engine = ChunkingEngine()
+    pieces = engine.chunk(text)
+    assert all(estimate_tokens(p) <= engine.max_tokens for p in pieces)
+    assert "".join("".join(p.split()) for p in pieces) == "".join(text.split())
+    if estimate_tokens(text.strip()) <= engine.max_tokens:
+        assert len(pieces) <= 1
+    if len(pieces) > 1:  # a small tail is merged into its neighbour whenever that still fits
+        last, prev = pieces[-1], pieces[-2]
+        assert estimate_tokens(last) >= engine.min_tokens or estimate_tokens(prev + "\n\n" + last) > engine.max_tokens
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("We decided to use SQLite instead of Postgres", "decision"),
+    ("I always run the linter before committing", "pattern"),
+    ("I prefer dark mode", "preference"),
+    ("The staging database listens on port 5433", "fact"),
+    ("hmm ok", "note"),
+    ("I always prefer to decide quickly, so we decided on Go", "decision"),  # decision wins over the rest
+])
+def test_type_detection_priority(text, expected):
+    assert detect_type(text) == expected
+
+
+def test_remember_detects_type_when_none_given(store):
+    assert store.remember("We decided to ship on Monday")[0].type == "decision"
