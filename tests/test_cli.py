@@ -104,3 +104,25 @@ def test_every_command_has_help_with_text(run):
     for name, command in cli.commands.items():
         r = run(name, "--help")
         assert r.exit_code == 0 and (command.help or "").strip(), name
+
+
+def test_sensitive_chunks_are_shown_only_when_asked(run):
+    cid = run("remember", "The unseal phrase is in the red binder", "--sensitivity", "high").output.strip()
+    run("remember", "The vault listens on 8200")
+    assert "red binder" not in run("list").output
+    assert len(json.loads(run("list", "--json").output)) == 1
+    assert len(json.loads(run("list", "--json", "--sensitive").output)) == 2
+    r = run("get", cid)
+    assert r.exit_code == 1 and "--sensitive" in r.output
+    assert "red binder" in run("get", cid, "--sensitive").output
+
+
+def test_remember_records_the_project_of_the_working_directory(run, tmp_path, monkeypatch):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    (repo / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    monkeypatch.chdir(repo / "sub")
+    (chunk,) = json.loads(run("remember", "Project scoped fact", "--json").output)
+    assert chunk["metadata"]["project_name"] == "repo" and chunk["metadata"]["project"].startswith("repo-")

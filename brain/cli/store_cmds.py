@@ -1,4 +1,5 @@
 """Store commands: remember, get, update, forget, restore, list, link, reindex, stats."""
+import os
 import sys
 
 import click
@@ -9,6 +10,14 @@ from brain.scripts.depth import DEPTHS
 from .main import emit_json, json_option, pass_env
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
+LEVELS = ("public", "low", "medium", "high", "hyper")
+SENSITIVITY_CHOICE = click.Choice(LEVELS)
+SHOWN_BY_DEFAULT = "medium"  # chunks above this level are shown only when asked (--sensitive)
+
+
+def too_sensitive(chunk) -> bool:
+    level = chunk.metadata.get("sensitivity", "low")
+    return level in LEVELS and LEVELS.index(level) > LEVELS.index(SHOWN_BY_DEFAULT)
 
 
 def chunk_line(chunk) -> str:
@@ -64,9 +73,11 @@ def register(cli):
     @click.option("--confidence", type=float, default=0.9, show_default=True, help="0 to 1.")
     @click.option("--supersedes", "supersedes", multiple=True, help="Id of a memory this one replaces.")
     @click.option("--pin", is_flag=True, help="Pin it: always shown at session start, never decays.")
+    @click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None,
+                  help="public, low (default), medium, high, hyper; hooks never inject above medium.")
     @json_option
     @pass_env
-    def remember(env, content, chunk_type, tags, conversation, confidence, supersedes, pin, as_json):
+    def remember(env, content, chunk_type, tags, conversation, confidence, supersedes, pin, sensitivity, as_json):
         """Store a memory (argument or stdin); prints the new ids.
 
         Long text is split into chunks of at most 800 tokens.
@@ -78,8 +89,12 @@ def register(cli):
         parse_confidence(confidence)
         from brain.scripts.lifecycle import remember_memory
 
+        from brain.scripts.project import project_id
+
+        project = project_id(os.getcwd())
         chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
-                                 confidence=confidence, supersedes=list(supersedes), pinned=pin)
+                                 confidence=confidence, supersedes=list(supersedes), pinned=pin, project=project.id,
+                                 extra_metadata={"project_name": project.name, "sensitivity": sensitivity})
         if as_json:
             emit_json([c.to_dict() for c in chunks])
         else:
@@ -91,14 +106,19 @@ def register(cli):
     @click.option("--depth", type=click.Choice(DEPTHS), default="full", show_default=True,
                   help="summary (~20 tokens), outcome, full, or complete (every field).")
     @click.option("--archived", is_flag=True, help="Also look in the archive.")
+    @click.option("--sensitive", is_flag=True, help="Show it even if marked high or hyper sensitivity.")
     @json_option
     @pass_env
-    def get(env, chunk_id, depth, archived, as_json):
+    def get(env, chunk_id, depth, archived, sensitive, as_json):
         """Show one memory.  Example: rlm-mem get chunk-2026-02-10-a1b2c3d4 --depth full"""
-        chunk = env.store.get_chunk(chunk_id, include_archived=archived)
+        chunk = env.store.get_chunk(chunk_id, include_archived=archived, track=False)
         if chunk is None:
             hint = "" if archived else "; add --archived to look in the archive"
             raise click.ClickException(f"no chunk {chunk_id} in {env.root}{hint}")
+        if too_sensitive(chunk) and not sensitive:
+            raise click.ClickException(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity; "
+                                       "add --sensitive to show it")
+        chunk = env.store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
         if as_json:
             emit_json(chunk.to_dict())
         else:
@@ -110,10 +130,11 @@ def register(cli):
     @click.option("--type", "chunk_type", type=TYPE_CHOICE)
     @click.option("--tags", default=None, help="Replace the tags (comma-separated).")
     @click.option("--confidence", type=float, default=None)
+    @click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None)
     @click.option("--reason", default=None, help="Why (kept in the audit log).")
     @json_option
     @pass_env
-    def update(env, chunk_id, content, chunk_type, tags, confidence, reason, as_json):
+    def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, reason, as_json):
         """Change a memory's content, type, tags or confidence."""
         changes = {}
         if content is not None:
@@ -124,8 +145,10 @@ def register(cli):
             changes["tags"] = tags
         if confidence is not None:
             changes["confidence"] = parse_confidence(confidence)
+        if sensitivity:
+            changes["sensitivity"] = sensitivity
         if not changes:
-            raise click.UsageError("nothing to change: give --content, --type, --tags or --confidence")
+            raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence or --sensitivity")
         chunk = env.store.update_chunk(chunk_id, reason=reason, **changes)
         emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
 
@@ -157,10 +180,12 @@ def register(cli):
     @click.option("--project", default=None, help="Project id.")
     @click.option("--kind", default=None, help="memory, turn, correction, decision, session, ...")
     @click.option("--archived", is_flag=True, help="List the archive instead.")
+    @click.option("--sensitive", is_flag=True, help="Include chunks marked high or hyper sensitivity.")
     @click.option("--limit", type=click.IntRange(min=1), default=None)
     @json_option
     @pass_env
-    def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, archived, limit, as_json):
+    def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, archived, sensitive, limit,
+                 as_json):
         """List memories, oldest first.  Example: rlm-mem list --type decision --since 2026-02-01"""
         for name, value in (("--since", since), ("--until", until)):
             if value:
@@ -171,7 +196,13 @@ def register(cli):
                 except ValueError:
                     raise click.BadParameter(f"{value!r} is not an ISO date or time", param_hint=name) from None
         chunks = env.store.list_chunks(conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since,
-                                       until=until, project=project, kind=kind, archived=archived, limit=limit)
+                                       until=until, project=project, kind=kind, archived=archived)
+        hidden = 0 if sensitive else sum(1 for c in chunks if too_sensitive(c))
+        if hidden:
+            chunks = [c for c in chunks if not too_sensitive(c)]
+        chunks = chunks[:limit] if limit else chunks
+        if hidden and not as_json:
+            click.echo(f"({hidden} sensitive chunks hidden; add --sensitive to show them)", err=True)
         if as_json:
             emit_json([c.to_dict() for c in chunks])
             return

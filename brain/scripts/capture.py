@@ -368,13 +368,24 @@ def _drop(path: Path) -> None:
         pass
 
 
-def spawn_worker(root, *, extra_args=()) -> bool:
-    """Start a detached `rlm-mem ingest --background` that outlives the hook. Best effort."""
+def background_allowed() -> bool:
+    """RLM_MEM_BACKGROUND=0 keeps hooks from starting any process: work then waits for `rlm-mem ingest`."""
+    return os.environ.get("RLM_MEM_BACKGROUND", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+def spawn_detached(root, args) -> bool:
+    """Start `rlm-mem --dir ROOT ARGS…` detached from the hook (it outlives it; one-shot, exits when done)."""
+    if not background_allowed():
+        return False
     script = Path(__file__).resolve().parents[2] / "scripts" / "rlm_mem.py"
     try:
-        subprocess.Popen([sys.executable, str(script), "--dir", str(root), "ingest", "--background", *extra_args],
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True, close_fds=True, cwd=str(root))
+        subprocess.Popen([sys.executable, str(script), "--dir", str(root), *args], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                         close_fds=True, cwd=str(root))
         return True
     except OSError:
         return False
+
+
+def spawn_worker(root) -> bool:
+    return spawn_detached(root, ["ingest", "--background"])

@@ -7,7 +7,6 @@ brings the derived index up to date, queues earlier sessions that were never cap
 worker (capture, gardening) when there is work; none of that waits.
 """
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -99,19 +98,9 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     return "\n".join(lines)
 
 
-def _spawn(root: Path, args) -> None:
-    script = Path(__file__).resolve().parents[2] / "scripts" / "rlm_mem.py"
-    try:
-        subprocess.Popen([sys.executable, str(script), "--dir", str(root), *args], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True, cwd=str(root))
-    except OSError:
-        pass
-
-
 def background_work(root: Path, inp) -> None:
     """Queue sessions that were never captured, start the capture worker and gardening when due. Never waits."""
-    from .capture import enqueue, pending_count, uncaptured_siblings
+    from .capture import enqueue, pending_count, spawn_detached, uncaptured_siblings
 
     try:
         for sid, path in uncaptured_siblings(root, inp.transcript_path, inp.session_id)[:20]:
@@ -121,12 +110,12 @@ def background_work(root: Path, inp) -> None:
     from .hooks import _worker_running
 
     if pending_count(root) and not _worker_running(root):
-        _spawn(root, ["ingest", "--background"])
+        spawn_detached(root, ["ingest", "--background"])
     try:
         from .garden import garden_due
 
         if garden_due(root):
-            _spawn(root, ["garden", "--apply", "--if-due", "--quiet"])
+            spawn_detached(root, ["garden", "--apply", "--if-due", "--quiet"])
     except Exception:  # gardening is optional at start; a broken plan must not cost the session its context
         pass
 
