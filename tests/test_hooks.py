@@ -329,7 +329,7 @@ def test_skill_md_is_lean_and_names_only_real_commands():
     front = yaml.safe_load(text.split("---")[1])
     assert front["name"] == "rlm-mem" and 50 < len(front["description"]) <= 1024
     assert len(text.splitlines()) < 500
-    named = set(re.findall(r"rlm-mem ([a-z][a-z-]+)", text))
+    named = set(re.findall(r"`rlm-mem ([a-z][a-z-]+)", text))
     assert {"remember", "recall", "get", "pin", "forget", "restore", "link", "hud", "ingest"} <= named
     for command in named:
         assert command in cli.commands, command

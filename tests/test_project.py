@@ -35,7 +35,7 @@ def repo(tmp_path):
 
 def test_repo_root_and_subfolders_share_one_id(repo):
     top = project_id(repo)
-    assert top.source == "git" and top.name == "my repo" and top.root == repo.resolve()
+    assert top.source == "git" and top.name == "my repo" and Path(top.root) == repo.resolve()
     assert project_id(repo / "src" / "deep") == top
     assert project_id(str(repo / "src")) == top
     assert top.id.startswith("my-repo-") and len(top.id) == len("my-repo-") + 10
@@ -48,7 +48,7 @@ def test_worktrees_share_the_main_repository_id(repo, tmp_path):
     assert (worktree / ".git").is_file()  # a gitdir file, not a folder
     info = project_id(worktree)
     assert info.id == project_id(repo).id and info.name == "my repo"
-    assert info.root == worktree.resolve()  # the working tree the session is in
+    assert Path(info.root) == worktree.resolve()  # the working tree the session is in
     (worktree / "sub").mkdir()
     assert project_id(worktree / "sub").id == info.id
 
@@ -61,7 +61,7 @@ def test_submodule_is_its_own_project(repo, tmp_path):
     git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib), "vendor/lib")
     sub = project_id(repo / "vendor" / "lib")
     assert sub.name == "lib" and sub.id != project_id(repo).id and sub.source == "git"
-    assert sub.root == (repo / "vendor" / "lib").resolve()
+    assert Path(sub.root) == (repo / "vendor" / "lib").resolve()
 
 
 def test_different_repositories_differ(tmp_path):
@@ -82,7 +82,7 @@ def test_outside_git_the_folder_is_the_project(tmp_path):
     folder = tmp_path / "notes"
     folder.mkdir()
     info = project_id(folder)
-    assert info.source == "cwd" and info.name == "notes" and info.root == folder.resolve()
+    assert info.source == "cwd" and info.name == "notes" and Path(info.root) == folder.resolve()
     assert info.id.startswith("notes-")
     assert project_id(folder / "missing").root is None  # a folder that does not exist
 
@@ -95,7 +95,7 @@ def test_override_precedence(repo, monkeypatch):
     assert project_id(repo).source == "env" and project_id(repo).id == "from-env"
     info = project_id(repo, override="Explicit/Name!")
     assert (info.id, info.name, info.source) == ("explicit-name", "Explicit/Name!", "override")
-    assert info.root == repo.resolve()
+    assert Path(info.root) == repo.resolve()
 
 
 def test_damaged_config_falls_back_to_git_identity(repo):
@@ -106,7 +106,7 @@ def test_damaged_config_falls_back_to_git_identity(repo):
 def test_off_switch(repo, monkeypatch):
     assert memory_disabled(repo) is False
     path = set_memory_enabled(repo, False)
-    assert path == repo / ".rlm-mem.json" and memory_disabled(repo) is True
+    assert Path(path) == repo / ".rlm-mem.json" and memory_disabled(repo) is True
     set_memory_enabled(repo, True)
     assert memory_disabled(repo) is False
     monkeypatch.setenv("RLM_MEM_DISABLE", "1")

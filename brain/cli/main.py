@@ -6,6 +6,7 @@ traceback unless RLM_MEM_DEBUG=1.
 import json
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -37,7 +38,8 @@ class Env:
     def __init__(self, explicit_dir):
         from brain.scripts.paths import resolve_memory_root
 
-        self.root, self.reason = resolve_memory_root(explicit_dir)
+        root, self.reason = resolve_memory_root(explicit_dir)
+        self.root = Path(root)
         self._store = None
 
     @property

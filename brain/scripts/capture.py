@@ -11,104 +11,19 @@ once. Timestamps come from the transcript. When the store cannot be written, not
 memories come back as a MEMORY_CANDIDATES block (and are kept in a fallback folder when one is writable).
 """
 import hashlib
-import json
 import os
-import re
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .capture_queue import (captured_offset, enqueue, pending, pending_count, safe_name, save_offset,  # noqa: F401
+                            spawn_worker, uncaptured_siblings)
 from .errors import StoreBusy, StoreUnwritable
-from .fsutil import atomic_write_json, ensure_dir, read_json
+from .fsutil import ensure_dir, read_json
 
 TURN_CONFIDENCE = 0.7
 SESSION_CONFIDENCE = 0.8
 MAX_TOOL_SUMMARIES = 8
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
-
-
-def _safe_name(session_id: str) -> str:
-    name = _SAFE.sub("_", session_id)[:80]
-    if name != session_id:
-        name += "-" + hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:8]
-    return name or "session"
-
-
-def queue_dir(root) -> Path:
-    return Path(root) / "state" / "queue"
-
-
-def offsets_dir(root) -> Path:
-    return Path(root) / "state" / "captured"
-
-
-# ---------------------------------------------------------------- the queue (hooks write, the worker reads)
-def enqueue(root, session_id: str, transcript_path: str, *, cwd: str | None = None, final: bool = False) -> Path:
-    """Record that this session's transcript has something to capture. Raises OSError if memory is unwritable."""
-    path = queue_dir(root) / f"{_safe_name(session_id)}.json"
-    try:
-        previous = read_json(path)
-    except (OSError, ValueError):
-        previous = {}
-    entry = {"session_id": session_id, "transcript_path": str(transcript_path), "cwd": cwd,
-             "final": bool(final or previous.get("final")), "enqueued": time.time()}
-    atomic_write_json(path, entry)
-    return path
-
-
-def pending(root) -> list:
-    folder = queue_dir(root)
-    out = []
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else ():
-        try:
-            entry = read_json(path)
-        except (OSError, ValueError):
-            continue
-        if isinstance(entry, dict) and entry.get("transcript_path"):
-            out.append((path, entry))
-    return out
-
-
-def pending_count(root) -> int:
-    folder = queue_dir(root)
-    try:
-        return sum(1 for name in os.listdir(folder) if name.endswith(".json"))
-    except OSError:
-        return 0
-
-
-def captured_offset(root, session_id: str) -> dict:
-    try:
-        value = read_json(offsets_dir(root) / f"{_safe_name(session_id)}.json")
-        return value if isinstance(value, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
-def uncaptured_siblings(root, transcript_path: str, current_session: str) -> list:
-    """Transcripts in the same project folder that grew past what was captured (a SessionEnd that never came)."""
-    try:
-        folder = Path(transcript_path).parent
-        names = os.listdir(folder)
-    except (OSError, TypeError, ValueError):
-        return []
-    out = []
-    for name in names:
-        if not name.endswith(".jsonl"):
-            continue
-        sid = name[:-6]
-        if sid == current_session:
-            continue
-        path = folder / name
-        try:
-            size = path.stat().st_size
-        except OSError:
-            continue
-        if size and captured_offset(root, sid).get("offset", 0) < size:
-            out.append((sid, str(path)))
-    return out
 
 
 # ---------------------------------------------------------------- turning a transcript into chunk specs
@@ -208,7 +123,7 @@ def keep_candidates(text: str, session_id: str) -> Path | None:
     folder = fallback_folder()
     if folder is None:
         return None
-    path = folder / f"{_safe_name(session_id)}-{int(time.time())}.md"
+    path = folder / f"{safe_name(session_id)}-{int(time.time())}.md"
     try:
         from .fsutil import atomic_write_text
 
@@ -236,7 +151,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     project = project_id(parsed.cwd or cwd or os.getcwd())
     if project.root is not None and memory_disabled(project.root):
         report.skipped_reason = "memory is switched off for this project"
-        _save_offset(store.root, sid, transcript_path, parsed.end_offset)
+        save_offset(store.root, sid, transcript_path, parsed.end_offset)
         return report
     fallback_time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(transcript_path.stat().st_mtime))
     turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
@@ -266,7 +181,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
         report.skipped_reason = str(exc)
         report.candidates = _candidates_for(memories)
         return report
-    _save_offset(store.root, sid, transcript_path, parsed.end_offset)
+    save_offset(store.root, sid, transcript_path, parsed.end_offset)
     return report
 
 
@@ -305,11 +220,6 @@ def _episode_entries(root, chunks) -> None:
                        summary_line(chunk.to_dict(), 160))
 
 
-def _save_offset(root, sid, transcript_path, offset) -> None:
-    atomic_write_json(offsets_dir(root) / f"{_safe_name(sid)}.json",
-                      {"session_id": sid, "path": str(transcript_path), "offset": offset, "captured": time.time()})
-
-
 # ---------------------------------------------------------------- the worker
 def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 5) -> list:
     """Capture everything queued. With wait=False (a detached worker) it leaves at once if another worker runs.
@@ -327,9 +237,9 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
         except Timeout:
             return reports  # another worker is on it and re-checks the queue before it leaves
         try:
-            todo = [(p, e) for p, e in pending(store.root) if seen.get(p.name) != e.get("enqueued")]
+            todo = [(p, e) for p, e in pending(store.root) if seen.get(p) != e.get("enqueued")]
             for path, entry in todo:
-                seen[path.name] = entry.get("enqueued")
+                seen[path] = entry.get("enqueued")
                 reports.append(_capture_entry(store, path, entry))
         finally:
             lock.release()
@@ -366,26 +276,3 @@ def _drop(path: Path) -> None:
         os.unlink(path)
     except FileNotFoundError:
         pass
-
-
-def background_allowed() -> bool:
-    """RLM_MEM_BACKGROUND=0 keeps hooks from starting any process: work then waits for `rlm-mem ingest`."""
-    return os.environ.get("RLM_MEM_BACKGROUND", "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-def spawn_detached(root, args) -> bool:
-    """Start `rlm-mem --dir ROOT ARGS…` detached from the hook (it outlives it; one-shot, exits when done)."""
-    if not background_allowed():
-        return False
-    script = Path(__file__).resolve().parents[2] / "scripts" / "rlm_mem.py"
-    try:
-        subprocess.Popen([sys.executable, str(script), "--dir", str(root), *args], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True, cwd=str(root))
-        return True
-    except OSError:
-        return False
-
-
-def spawn_worker(root) -> bool:
-    return spawn_detached(root, ["ingest", "--background"])

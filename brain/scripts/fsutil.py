@@ -3,12 +3,11 @@
 Every file rlm-mem writes goes through a temp file in the same folder, fsync, then os.replace, so a reader or a
 crash never sees half a file. Read-modify-write sequences take one sidecar lock per store, always with a timeout.
 Files are created owner-readable only: memories are personal data.
+Hooks import this module, so it uses os.path and no tempfile/pathlib (each costs milliseconds at start-up).
 """
 import json
 import os
-import tempfile
 from contextlib import contextmanager
-from pathlib import Path
 
 from .errors import StoreBusy, StoreUnwritable
 
@@ -17,15 +16,36 @@ FILE_MODE = 0o600
 DIR_MODE = 0o700
 
 
-def ensure_dir(path: Path) -> Path:
-    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+def ensure_dir(path):
+    """Create `path` and missing parents, each owner-only (mkdir(parents=True) would make parents 0o777-umask)."""
+    text = os.fspath(path)
+    if not os.path.isdir(text):
+        parent = os.path.dirname(text.rstrip(os.sep))
+        if parent and parent != text and not os.path.isdir(parent):
+            ensure_dir(parent)
+        try:
+            os.mkdir(text, DIR_MODE)
+        except FileExistsError:
+            if not os.path.isdir(text):
+                raise
     return path
 
 
-def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
-    path = Path(path)
-    ensure_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=path.parent)
+def _temp_file(folder: str):
+    """A new, exclusive, owner-only temp file in `folder` (same file system as the target, so os.replace works)."""
+    while True:
+        name = os.path.join(folder, f"{TMP_PREFIX}{os.getpid()}-{os.urandom(6).hex()}")
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE), name
+        except FileExistsError:
+            continue
+
+
+def atomic_write_bytes(path, data: bytes, *, fsync: bool = True) -> None:
+    path = os.fspath(path)
+    folder = os.path.dirname(path) or "."
+    ensure_dir(folder)
+    fd, tmp = _temp_file(folder)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
@@ -42,23 +62,23 @@ def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True) -> None:
         raise
 
 
-def atomic_write_text(path: Path, text: str, *, fsync: bool = True) -> None:
+def atomic_write_text(path, text: str, *, fsync: bool = True) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
 
 
-def atomic_write_json(path: Path, value, *, indent=2, fsync: bool = True) -> None:
+def atomic_write_json(path, value, *, indent=2, fsync: bool = True) -> None:
     text = json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=False)
     atomic_write_text(path, text + "\n", fsync=fsync)
 
 
-def read_json(path: Path):
+def read_json(path):
     with open(path, "rb") as fh:
         return json.loads(fh.read().decode("utf-8"))
 
 
-def append_line(path: Path, line: str) -> None:
+def append_line(path, line: str) -> None:
     """Append one line with a single write on an O_APPEND descriptor: concurrent appenders never interleave."""
-    ensure_dir(path.parent)
+    ensure_dir(os.path.dirname(os.fspath(path)))
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
     try:
         os.write(fd, (line.rstrip("\n") + "\n").encode("utf-8"))
@@ -70,16 +90,17 @@ DEFAULT_LOCK_TIMEOUT = float(os.environ.get("RLM_MEM_LOCK_TIMEOUT", "20"))
 
 
 @contextmanager
-def store_lock(root: Path, timeout: float | None = None):
+def store_lock(root, timeout: float | None = None):
     """Serialise read-modify-write on one store. Raises StoreBusy after `timeout` seconds."""
     from filelock import FileLock, Timeout  # lazy: hooks that only read never load it
 
-    lock_dir = Path(root) / "index"
+    lock_dir = os.path.join(os.fspath(root), "index")
     try:
         ensure_dir(lock_dir)
     except OSError as exc:
         raise StoreUnwritable(f"cannot create {lock_dir}: {exc.strerror or exc}") from exc
-    lock = FileLock(str(lock_dir / ".store.lock"), timeout=DEFAULT_LOCK_TIMEOUT if timeout is None else timeout)
+    lock = FileLock(os.path.join(lock_dir, ".store.lock"), timeout=DEFAULT_LOCK_TIMEOUT if timeout is None else timeout,
+                    mode=FILE_MODE, poll_interval=0.01)
     try:
         lock.acquire()
     except Timeout as exc:

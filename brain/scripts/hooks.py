@@ -4,15 +4,13 @@ Whatever happens, a hook exits 0 within its time limit with at most one line on 
 person's work. The one exception is the protocol's: when SessionEnd cannot save memories, it exits 2 so that
 Claude Code shows the MEMORY_CANDIDATES (on stderr) to the person, and nothing is claimed as saved.
 
-Only stdlib modules load at import; each handler imports what it needs.
+Only stdlib modules load at import; each handler imports what it needs. No pathlib, dataclasses or logging
+on this path: each costs milliseconds, and SessionStart / UserPromptSubmit must stay near a bare interpreter.
 """
 import json
 import os
 import signal
 import sys
-import time
-from dataclasses import dataclass
-from pathlib import Path
 
 MAX_STDIN = 16 * 1024 * 1024
 CONTEXT_CAP = 9_500  # Claude Code replaces additionalContext over 10,000 characters by a preview
@@ -21,19 +19,21 @@ TIME_LIMITS = {"session-start": 8.0, "user-prompt-submit": 8.0, "stop": 8.0, "pr
 EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "stop": "Stop",
                "pre-compact": "PreCompact", "session-end": "SessionEnd"}
 SENSITIVITY_ENV = "RLM_MEM_MAX_SENSITIVITY"
+SLIDER_WORDS = ("verbosity", "humor", "creativity", "morality", "directness", "technicality", "_amp", "_pulse",
+                "_compass", "_filter", "_boost", "tech_depth", " mode", "slider")
 
 
-@dataclass(frozen=True)
 class HookInput:
-    """The event JSON, parsed once; missing or mistyped fields become empty values."""
+    """The event JSON, parsed once; missing or mistyped fields become empty strings."""
 
-    event: str
-    session_id: str = ""
-    transcript_path: str = ""
-    cwd: str = ""
-    source: str = ""
-    prompt: str = ""
-    reason: str = ""
+    FIELDS = ("session_id", "transcript_path", "cwd", "source", "prompt", "reason")
+    __slots__ = ("event",) + FIELDS
+
+    def __init__(self, event: str, **fields):
+        self.event = event
+        for name in self.FIELDS:
+            value = fields.get(name)
+            setattr(self, name, value if isinstance(value, str) else "")
 
     @classmethod
     def parse(cls, event: str, raw: bytes) -> "HookInput":
@@ -43,14 +43,10 @@ class HookInput:
             raise HookInputError("stdin is not JSON") from None
         if not isinstance(data, dict):
             raise HookInputError("stdin JSON is not an object")
-
-        def text(key):
-            value = data.get(key)
-            return value if isinstance(value, str) else ""
-
-        return cls(event=event, session_id=text("session_id"), transcript_path=text("transcript_path"),
-                   cwd=text("cwd") or os.environ.get("CLAUDE_PROJECT_DIR", ""), source=text("source"),
-                   prompt=text("prompt"), reason=text("reason"))
+        inp = cls(event, **{k: data.get(k) for k in cls.FIELDS})
+        if not inp.cwd:
+            inp.cwd = os.environ.get("CLAUDE_PROJECT_DIR", "")
+        return inp
 
 
 class HookInputError(ValueError):
@@ -71,7 +67,7 @@ def _memory_root():
     root, _ = resolve_memory_root()
     if os.environ.get("CLAUDE_PLUGIN_DATA") and not os.environ.get("RLM_MEM_DIR"):
         remember_plugin_location(root)
-    return Path(root)
+    return os.fspath(root)
 
 
 def _project(inp: HookInput):
@@ -111,22 +107,13 @@ def context_use(transcript_path: str, window: int = 200_000) -> str:
     return "Stable"
 
 
-def _worker_running(root: Path) -> bool:
-    try:
-        pid = int((root / "state" / "worker.pid").read_text().strip())
-        os.kill(pid, 0)
-        return True
-    except (OSError, ValueError):
-        return False
-
-
-def _queue_capture(root: Path, inp: HookInput, *, final: bool) -> None:
-    from .capture import enqueue, spawn_worker
+def _queue_capture(root, inp: HookInput, *, final: bool) -> None:
+    from .capture_queue import enqueue, spawn_worker, worker_running
 
     if inp.transcript_path:
-        enqueue(root, inp.session_id or Path(inp.transcript_path).stem, inp.transcript_path, cwd=inp.cwd,
-                final=final)
-    if not _worker_running(root):
+        enqueue(root, inp.session_id or os.path.basename(inp.transcript_path)[:-6], inp.transcript_path,
+                cwd=inp.cwd, final=final)
+    if not worker_running(root):
         spawn_worker(root)
 
 
@@ -146,13 +133,15 @@ def user_prompt_submit(inp: HookInput):
     project, disabled = _project(inp)
     if disabled or not inp.prompt.strip():
         return None
-    parts = []
-    from .hud import apply_prompt_commands
+    parts, changed = [], False
+    lowered = inp.prompt.lower()
+    if any(word in lowered for word in SLIDER_WORDS):  # import the HUD only for prompts that may move a slider
+        from .hud import apply_prompt_commands
 
-    try:
-        changed = apply_prompt_commands(root, inp.prompt)
-    except OSError:
-        changed = False
+        try:
+            changed = apply_prompt_commands(root, inp.prompt)
+        except OSError:
+            changed = False
     if changed:
         from .session_context import hud_text
 

@@ -7,8 +7,8 @@ this module imports only the stdlib and never raises on a missing or damaged sta
 import json
 import math
 import re
-from dataclasses import dataclass
-from pathlib import Path
+import os
+from typing import NamedTuple
 
 from .fsutil import atomic_write_json
 from .textwidth import display_width, pad, truncate
@@ -18,8 +18,7 @@ INNER = WIDTH - 2  # between the two ║
 BAR_CELLS = 20  # one cell per 5%
 
 
-@dataclass(frozen=True)
-class Slider:
+class Slider(NamedTuple):  # not a dataclass: the hooks import this module and dataclasses costs milliseconds
     key: str
     label: str
     emoji: str
@@ -79,15 +78,16 @@ def default_state() -> dict:
     return {"mode": "Base", "sliders": dict(DEFAULTS)}
 
 
-def state_path(root) -> Path:
-    return Path(root) / "state" / "hud.json"
+def state_path(root) -> str:
+    return os.path.join(os.fspath(root), "state", "hud.json")
 
 
 def load_hud_state(root) -> dict:
     """The saved state, or defaults for anything missing, damaged or out of range (never raises)."""
     state = default_state()
     try:
-        raw = json.loads(state_path(root).read_text(encoding="utf-8"))
+        with open(state_path(root), encoding="utf-8") as fh:
+            raw = json.loads(fh.read())
     except (OSError, ValueError):
         return state
     if not isinstance(raw, dict):

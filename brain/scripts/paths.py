@@ -8,62 +8,75 @@ Order (first that applies wins):
 4. `${CLAUDE_PLUGIN_DATA}/memory` when running as a Claude Code plugin (the plugin root is replaced on every
    update, so memory must not live there); hooks leave a pointer so the CLI run by hand finds the same folder,
 5. the bundle's own `brain/memory/` (the bundle copied into a skills folder).
+Hooks import this module: os.path only.
 """
 import json
 import os
-from pathlib import Path
 
-BUNDLE_ROOT = Path(__file__).resolve().parents[2]
-BUNDLE_MEMORY = BUNDLE_ROOT / "brain" / "memory"
-POINTER = BUNDLE_ROOT / "brain" / ".memory-location"
+BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUNDLE_MEMORY = os.path.join(BUNDLE_ROOT, "brain", "memory")
+POINTER = os.path.join(BUNDLE_ROOT, "brain", ".memory-location")
 PROJECT_CONFIG = ".rlm-mem.json"
 
 
-def _project_memory_dir(cwd: Path):
-    for folder in (cwd, *cwd.parents):
-        cfg = folder / PROJECT_CONFIG
-        if cfg.is_file():
+def _project_memory_dir(cwd: str):
+    folder = cwd
+    while True:
+        cfg = os.path.join(folder, PROJECT_CONFIG)
+        if os.path.isfile(cfg):
             try:
-                value = json.loads(cfg.read_text(encoding="utf-8")).get("memory_dir")
+                with open(cfg, encoding="utf-8") as fh:
+                    value = json.load(fh).get("memory_dir")
             except (OSError, ValueError, AttributeError):
                 return None
             if isinstance(value, str) and value:
-                return (folder / value).resolve()
+                return os.path.realpath(os.path.join(folder, value))
             return None
-        if (folder / ".git").exists():
+        if os.path.exists(os.path.join(folder, ".git")):
             return None
-    return None
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
 
 
 def resolve_memory_root(explicit=None, *, cwd=None, env=None) -> tuple:
     """(memory root, reason) following the order above."""
     env = os.environ if env is None else env
     if explicit:
-        return Path(explicit).expanduser(), "given with --dir"
+        return os.path.expanduser(os.fspath(explicit)), "given with --dir"
     if env.get("RLM_MEM_DIR"):
-        return Path(env["RLM_MEM_DIR"]).expanduser(), "RLM_MEM_DIR is set"
-    here = Path(cwd or env.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+        return os.path.expanduser(env["RLM_MEM_DIR"]), "RLM_MEM_DIR is set"
+    here = os.fspath(cwd or env.get("CLAUDE_PROJECT_DIR") or os.getcwd())
     try:
-        in_project = _project_memory_dir(here.resolve())
+        in_project = _project_memory_dir(os.path.realpath(here))
     except OSError:
         in_project = None
     if in_project:
         return in_project, f"the project at {here} keeps its memory in the repository ({PROJECT_CONFIG})"
     if env.get("CLAUDE_PLUGIN_DATA"):
-        return Path(env["CLAUDE_PLUGIN_DATA"]) / "memory", "running as a Claude Code plugin (CLAUDE_PLUGIN_DATA)"
+        return os.path.join(env["CLAUDE_PLUGIN_DATA"], "memory"), "running as a Claude Code plugin (CLAUDE_PLUGIN_DATA)"
     try:
-        pointed = POINTER.read_text(encoding="utf-8").strip()
+        with open(POINTER, encoding="utf-8") as fh:
+            pointed = fh.read().strip()
     except OSError:
         pointed = ""
     if pointed:
-        return Path(pointed), f"the plugin's hooks use this folder (recorded in {POINTER})"
+        return pointed, f"the plugin's hooks use this folder (recorded in {POINTER})"
     return BUNDLE_MEMORY, "the bundle's default store (brain/memory/)"
 
 
-def remember_plugin_location(root: Path) -> None:
+def remember_plugin_location(root) -> None:
     """Record the plugin-data folder for the CLI; best effort (the plugin root may be read-only)."""
+    root = os.fspath(root)
     try:
-        if not POINTER.exists() or POINTER.read_text(encoding="utf-8").strip() != str(root):
-            POINTER.write_text(str(root) + "\n", encoding="utf-8")
+        with open(POINTER, encoding="utf-8") as fh:
+            if fh.read().strip() == root:
+                return
+    except OSError:
+        pass
+    try:
+        with open(POINTER, "w", encoding="utf-8") as fh:
+            fh.write(root + "\n")
     except OSError:
         pass

@@ -19,8 +19,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from typing import NamedTuple
 
 from .errors import RlmMemError
 
@@ -30,11 +29,10 @@ ENV_DISABLE = "RLM_MEM_DISABLE"
 _TRUE = {"1", "true", "yes", "on"}
 
 
-@dataclass(frozen=True)
-class ProjectInfo:
+class ProjectInfo(NamedTuple):  # a tuple, not a dataclass: this module runs in every hook (dataclasses is slow)
     id: str  # filesystem-safe and stable: "<name>-<hash>" or the slug of an explicit name
     name: str  # readable: the repository folder name, or the explicit name
-    root: Path | None  # the working-tree top (or the folder outside git); None if cwd does not exist
+    root: str | None  # the working-tree top (or the folder outside git); None if cwd does not exist
     source: str  # override | env | config | git | cwd
 
 
@@ -74,38 +72,40 @@ def _common_dir(gitdir: str) -> str:
     return os.path.normpath(os.path.join(gitdir, common)) if common else gitdir
 
 
-def find_git(start: Path):
+def find_git(start):
     """(working-tree top, common git dir) for the repository containing `start`, or None outside git."""
-    current = str(start)
+    current = os.fspath(start)
     while True:
         dotgit = os.path.join(current, ".git")
         if os.path.isdir(dotgit):
-            return Path(current), Path(os.path.realpath(_common_dir(dotgit)))
+            return current, os.path.realpath(_common_dir(dotgit))
         if os.path.isfile(dotgit):
             gitdir = _read_gitfile(dotgit)
             if gitdir and os.path.isdir(gitdir):
-                return Path(current), Path(os.path.realpath(_common_dir(gitdir)))
+                return current, os.path.realpath(_common_dir(gitdir))
         parent = os.path.dirname(current)
         if parent == current:
             return None
         current = parent
 
 
-def _repo_name(common: Path, top: Path) -> str:
-    if common.name == ".git":
-        return common.parent.name  # <repo>/.git
-    if common.name.endswith(".git") and len(common.name) > 4:
-        return common.name[:-4]  # a bare repository, repo.git
-    return common.name if common.parent.name == "modules" else top.name  # a submodule: .git/modules/<name>
+def _repo_name(common: str, top: str) -> str:
+    name, parent = os.path.basename(common), os.path.dirname(common)
+    if name == ".git":
+        return os.path.basename(parent)  # <repo>/.git
+    if name.endswith(".git") and len(name) > 4:
+        return name[:-4]  # a bare repository, repo.git
+    return name if os.path.basename(parent) == "modules" else os.path.basename(top)  # submodule: .git/modules/<n>
 
 
 def read_config(root) -> dict:
     """The `.rlm-mem.json` object at `root` ({} if there is none). ProjectConfigError if it is unreadable."""
     if root is None:
         return {}
-    path = Path(root) / CONFIG_NAME
+    path = os.path.join(os.fspath(root), CONFIG_NAME)
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
     except FileNotFoundError:
         return {}
     except OSError as exc:
@@ -121,14 +121,14 @@ def read_config(root) -> dict:
 
 def project_id(cwd, override: str | None = None) -> ProjectInfo:
     """Identify the project of `cwd` (see the module docstring for the order of precedence)."""
-    start = Path(os.path.realpath(os.path.abspath(str(cwd) if cwd else os.getcwd())))
+    start = os.path.realpath(os.path.abspath(os.fspath(cwd) if cwd else os.getcwd()))
     git = find_git(start)
     if git:
         root, common = git
-        name, hashed, source = _repo_name(common, root), str(common), "git"
+        name, hashed, source = _repo_name(common, root), common, "git"
     else:
-        root = start if start.is_dir() else None
-        name, hashed, source = start.name or str(start), str(start), "cwd"
+        root = start if os.path.isdir(start) else None
+        name, hashed, source = os.path.basename(start) or start, start, "cwd"
 
     explicit = (override or "").strip()
     if explicit:
@@ -156,13 +156,13 @@ def memory_disabled(project_root) -> bool:
     return config.get("enabled", True) is False
 
 
-def set_memory_enabled(project_root, enabled: bool) -> Path:
+def set_memory_enabled(project_root, enabled: bool) -> str:
     """Write the off switch into `<project_root>/.rlm-mem.json`, keeping its other keys. Returns the file's path."""
     from .fsutil import atomic_write_json  # lazy: only this writer needs it
 
     config = read_config(project_root)  # refuses to overwrite a file it cannot parse
     config["enabled"] = bool(enabled)
-    path = Path(project_root) / CONFIG_NAME
+    path = os.path.join(os.fspath(project_root), CONFIG_NAME)
     atomic_write_json(path, config)
     os.chmod(path, 0o644)  # a project file meant to be committed, not a private memory
     return path

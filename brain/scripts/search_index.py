@@ -9,7 +9,6 @@ import hashlib
 import json
 import os
 import sqlite3
-from pathlib import Path
 
 DB_NAME = "search.db"
 SCHEMA_VERSION = "3"
@@ -45,6 +44,10 @@ CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
 CREATE INDEX IF NOT EXISTS chunks_conv ON chunks(conversation_id, created);
 CREATE INDEX IF NOT EXISTS chunks_project ON chunks(project, created);
 CREATE INDEX IF NOT EXISTS chunks_kind ON chunks(kind, created);
+-- session-start selection (core.py): pinned, recently used and most used walks, each a short LIMITed scan
+CREATE INDEX IF NOT EXISTS chunks_pinned ON chunks(created) WHERE pinned=1;
+CREATE INDEX IF NOT EXISTS chunks_accessed ON chunks(last_accessed, kind) WHERE last_accessed IS NOT NULL;
+CREATE INDEX IF NOT EXISTS chunks_uses ON chunks(access_count, kind) WHERE access_count > 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   content, tags, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
@@ -57,20 +60,51 @@ _COLUMNS = ("id", "created", "type", "kind", "role", "project", "conversation_id
             "files", "path", "mtime_ns", "chash", "content")
 
 
-def db_path(root: Path) -> Path:
-    return Path(root) / "index" / DB_NAME
+def db_path(root) -> str:
+    return os.path.join(os.fspath(root), "index", DB_NAME)
 
 
-def connect(root: Path, *, readonly: bool = False) -> sqlite3.Connection | None:
+def month_fingerprint(root) -> dict:
+    """Each chunks/YYYY-MM folder's mtime: one stat per month tells whether any chunk file came or went."""
+    out = {}
+    try:
+        entries = os.scandir(os.path.join(os.fspath(root), "chunks"))
+    except OSError:
+        return out
+    with entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                out[entry.name] = entry.stat(follow_symlinks=False).st_mtime_ns
+    return out
+
+
+def is_stale(root) -> bool:
+    """True when chunk folders changed since the index was last committed (or there is no index yet)."""
+    conn = connect(root, readonly=True)
+    if conn is None:
+        return os.path.isdir(os.path.join(os.fspath(root), "chunks"))
+    try:
+        return get_meta(conn, "fingerprint", None) != month_fingerprint(root)
+    except sqlite3.Error:
+        return True
+    finally:
+        conn.close()
+
+
+def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
     """Open the index. Read-only callers get None when it does not exist yet (nothing indexed)."""
     path = db_path(root)
     if readonly:
-        if not path.exists():
+        if not os.path.exists(path):
             return None
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, isolation_level=None)
     else:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        conn = sqlite3.connect(str(path), timeout=30, isolation_level=None)  # explicit BEGIN/COMMIT
+        from .fsutil import FILE_MODE, ensure_dir
+
+        ensure_dir(os.path.dirname(path))
+        # create the file owner-only first: SQLite gives the -wal/-shm files the mode of the database file
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+        conn = sqlite3.connect(path, timeout=30, isolation_level=None)  # explicit BEGIN/COMMIT
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.executescript(_SCHEMA)

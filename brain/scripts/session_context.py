@@ -8,7 +8,6 @@ worker (capture, gardening) when there is work; none of that waits.
 """
 import os
 import sys
-from pathlib import Path
 
 FULL_ITEMS_BUDGET_CHARS = 2_400
 INDEX_LINE_CHARS = 110
@@ -39,7 +38,7 @@ def _intent(row) -> str:
 
 
 def hud_text(root, inp, *, active: bool, rows=(), loaded=None, memory_status=None) -> str:
-    from .capture import pending_count
+    from .capture_queue import pending_count
     from .depth import summary_line
     from .hooks import context_use
     from .hud import load_hud_state, render_hud
@@ -98,18 +97,16 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     return "\n".join(lines)
 
 
-def background_work(root: Path, inp) -> None:
+def background_work(root, inp) -> None:
     """Queue sessions that were never captured, start the capture worker and gardening when due. Never waits."""
-    from .capture import enqueue, pending_count, spawn_detached, uncaptured_siblings
+    from .capture_queue import enqueue, pending_count, spawn_detached, uncaptured_siblings, worker_running
 
     try:
         for sid, path in uncaptured_siblings(root, inp.transcript_path, inp.session_id)[:20]:
             enqueue(root, sid, path, final=True)
     except OSError:
         return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    from .hooks import _worker_running
-
-    if pending_count(root) and not _worker_running(root):
+    if pending_count(root) and not worker_running(root):
         spawn_detached(root, ["ingest", "--background"])
     try:
         from .garden import garden_due
@@ -125,17 +122,19 @@ def build_session_context(root, project, inp, *, max_sensitivity: str = "medium"
     from .fence import fence
     from .search_index import connect
 
-    root = Path(root)
     memory_status = None
-    if root.is_dir() and not os.access(root, os.W_OK):
+    if os.path.isdir(root) and not os.access(root, os.W_OK):
         memory_status = "Inaccessible"
     else:
-        try:
-            from .store import ChunkStore
+        from .search_index import is_stale
 
-            ChunkStore(root).sync_derived()
-        except Exception as exc:  # a stale index still serves; doctor will tell
-            sys.stderr.write(f"rlm-mem: index sync skipped: {exc}\n")
+        if is_stale(root):  # files changed behind our back (a git pull, a crash): re-index just those months
+            try:
+                from .store import ChunkStore
+
+                ChunkStore(root).sync_derived()
+            except Exception as exc:  # a stale index still serves; doctor will tell
+                sys.stderr.write(f"rlm-mem: index sync skipped: {exc}\n")
         background_work(root, inp)
     rows = select_for_session(root, project.id, max_sensitivity=max_sensitivity)
     total = None

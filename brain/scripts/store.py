@@ -100,6 +100,17 @@ class ChunkStore:
                 ensure_dir(folder)
         except OSError as exc:
             raise StoreUnwritable(f"cannot create the memory folder {self.root}: {exc.strerror or exc}") from exc
+        for folder in (self.chunks_dir, self.index_dir, self.archive_dir):
+            self._refuse_link(folder)
+
+    def inside(self, path: Path) -> bool:
+        """No folder between the root and `path` is a symbolic link: the store never follows one out of itself."""
+        return not any(p.is_symlink() for p in Path(path).parents if self.root in p.parents)
+
+    def _refuse_link(self, path: Path) -> None:
+        if Path(path).is_symlink() or not self.inside(path):
+            raise StoreUnwritable(f"{path} is (or is inside) a symbolic link; rlm-mem does not write through links "
+                                  "(see `rlm-mem doctor`)")
 
     def _lock(self):
         self._ensure_layout()
@@ -120,6 +131,9 @@ class ChunkStore:
     # ------------------------------------------------------------------ reading
     def read_file(self, path: Path, *, validate: bool = True) -> dict | None:
         """A chunk file as a dict, or None (logged) when it is missing, a symlink, corrupt or invalid."""
+        if not self.inside(path):
+            log.warning("skipping %s: it is reached through a symbolic link", path)
+            return None
         try:
             fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
         except FileNotFoundError:
@@ -331,15 +345,20 @@ class ChunkStore:
         `added`: a list that receives the chunks actually created (not those that already existed).
         Returns one chunk per valid spec: the new one, or the stored one for a key seen before.
         """
+        from .validation import schema_errors
+
         built = []
         for i, spec in enumerate(specs):
             try:
-                built.append((self._build(**spec), bool(spec.get("key"))))
+                chunk = self._build(**spec)
+                errors = schema_errors("chunk", chunk)  # now, not under the lock: a bad spec must not follow
+                if errors:                              # good ones to disk and then abort the batch
+                    raise ChunkValidationError("invalid chunk: " + "; ".join(errors[:5]))
+                built.append((chunk, bool(spec.get("key"))))
             except (ChunkValidationError, InvalidChunkId) as exc:
                 if on_error is None:
                     raise
                 on_error(i, exc)
-        from .validation import schema_errors
 
         with self._writing(bulk=len(built) > 8 if bulk is None else bulk) as ctx:
             created, previous = [], None
@@ -421,7 +440,7 @@ class ChunkStore:
         validate_chunk_id(chunk_id)
         with self._writing() as ctx:
             live, archived = self.chunk_path(chunk_id), self.archive_path(chunk_id)
-            if live.is_file() and not live.is_symlink():
+            if live.is_file() and not live.is_symlink() and self.inside(live):
                 source = live
             elif permanent and archived.is_file() and not archived.is_symlink():
                 source = archived
@@ -448,6 +467,7 @@ class ChunkStore:
                 raise ChunkNotFound(f"no archived chunk {chunk_id} (see `rlm-mem list --archived`)")
             dest = self.chunk_path(chunk_id)
             ensure_dir(dest.parent)
+            self._refuse_link(dest.parent)
             os.replace(src, dest)
             ctx.index(data, dest)
         audit(self.root, "restore", chunk_id, actor=self.actor, reason=reason)
@@ -533,12 +553,7 @@ class ChunkStore:
 
     def fingerprint(self) -> dict:
         """Cheap staleness check for the derived index: each month folder's mtime (one stat per month)."""
-        out = {}
-        if self.chunks_dir.is_dir():
-            for month in self.chunks_dir.iterdir():
-                if month.is_dir():
-                    out[month.name] = month.stat().st_mtime_ns
-        return out
+        return search_index.month_fingerprint(self.root)
 
     def sync_derived(self) -> dict | None:
         """Bring derived indexes up to date when chunk files changed behind rlm-mem's back (a git pull, a crash,
@@ -684,6 +699,8 @@ class _WriteContext:
     def write(self, data: dict, *, index_json: bool = True) -> Path:
         path = self.store.chunk_path(data["id"])
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        if path.parent.is_symlink():
+            self.store._refuse_link(path.parent)
         try:
             atomic_write_bytes(path, text.encode("utf-8"), fsync=not self.bulk)
         except OSError as exc:
