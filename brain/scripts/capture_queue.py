@@ -4,13 +4,13 @@ One small file per session in state/queue/ (no shared file, no lock), and per-se
 state/captured/. Hooks import this module, so it uses only os/json (no pathlib, no subprocess until a worker is
 actually started).
 """
-import hashlib
 import json
 import os
 import re
 import sys
 import time
 
+from .fasthash import sha1
 from .fsutil import atomic_write_json, read_json
 
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]")
@@ -20,7 +20,7 @@ BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__
 def safe_name(session_id: str) -> str:
     name = _SAFE.sub("_", session_id)[:80]
     if name != session_id:
-        name += "-" + hashlib.sha1(session_id.encode("utf-8")).hexdigest()[:8]
+        name += "-" + sha1(session_id.encode("utf-8")).hexdigest()[:8]
     return name or "session"
 
 

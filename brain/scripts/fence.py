@@ -10,8 +10,8 @@ even a forged closing line cannot carry the right nonce. The transcript parser r
 (``FENCE_OPEN``) and the closing line (``FENCE_CLOSE``) so our own output is not captured again.
 """
 
-import hashlib
 import re
+from .fasthash import sha256
 
 FENCE_OPEN = "<rlm-mem-context"
 FENCE_CLOSE = "</rlm-mem-context"
@@ -57,7 +57,7 @@ def fence(body, *, label, nonce=None):
 def _derive_nonce(body):
     data = body.encode("utf-8", "surrogatepass")
     for attempt in range(1000):
-        nonce = hashlib.sha256(b"%d:" % attempt + data).hexdigest()[:16]
+        nonce = sha256(b"%d:" % attempt + data).hexdigest()[:16]
         if nonce not in body:
             return nonce
     # 1000 different 16-hex-digit hashes all present in the body: only a body built to defeat us gets here.

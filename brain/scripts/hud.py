@@ -8,7 +8,7 @@ import json
 import math
 import re
 import os
-from typing import NamedTuple
+from collections import namedtuple
 
 from .fsutil import atomic_write_json
 from .textwidth import display_width, pad, truncate
@@ -18,11 +18,7 @@ INNER = WIDTH - 2  # between the two ║
 BAR_CELLS = 20  # one cell per 5%
 
 
-class Slider(NamedTuple):  # not a dataclass: the hooks import this module and dataclasses costs milliseconds
-    key: str
-    label: str
-    emoji: str
-    default: int
+Slider = namedtuple("Slider", "key label emoji default")  # not a dataclass: hooks import this module
 
 
 SLIDERS = (
@@ -169,22 +165,32 @@ def _alternation(names) -> str:
     return "|".join(re.escape(n).replace("_", r"[\s_\-]") for n in sorted(names, key=len, reverse=True))
 
 
-_SLIDER_NAMES = _alternation([s.label.lower() for s in SLIDERS] + [s.key.lower() for s in SLIDERS])
-_MODE_NAMES = _alternation([m.lower() for m in MODES])
-_SET_RE = re.compile(
-    rf"set\s+(?:the\s+)?(?P<name>{_SLIDER_NAMES})(?:\s+slider)?\s*(?:to|at|=)\s*(?P<n>\d{{1,3}}(?:\.\d+)?)"
-    r"\s*(?:%|percent)?")
-_EXTREME_RE = re.compile(rf"(?P<op>max|min)(?:imum|imize|imise)?\s+(?:the\s+)?(?P<name>{_SLIDER_NAMES})(?:\s+slider)?")
-_RESET_RE = re.compile(r"reset\s+(?:the\s+|all\s+)?(?:cognitive\s+)?sliders?(?:\s+to\s+defaults?)?")
-_MODE_RE = re.compile(
-    rf"(?:(?:switch|change|go)\s+(?:back\s+)?(?:to|into)\s+|(?:use|enable|activate|enter)\s+)?(?:the\s+)?"
-    rf"(?P<mode>{_MODE_NAMES})\s+mode")
-# A command must be a whole clause: this keeps "set up the database to 5 replicas" or "creative mode in
-# Minecraft" from moving a slider. Clauses end at sentence punctuation, commas, new lines, "and", "then".
-_CLAUSE_SPLIT = re.compile(r"[.!?](?=\s|$)|[;,\n]+|\s+(?:and|then|&)\s+")
-_POLITE_HEAD = re.compile(
-    r"^(?:(?:please|pls|ok(?:ay)?|now|also|then|and|hey|kindly|(?:can|could|would)\s+you)[\s,]+)+")
-_POLITE_TAIL = re.compile(r"(?:[\s,]+(?:please|pls|thanks|thank\s+you))+$")
+_PATTERNS = {}
+
+
+def _patterns() -> dict:
+    """The command regexes, compiled on first use: rendering the HUD (every session start) never needs them."""
+    if not _PATTERNS:
+        slider_names = _alternation([s.label.lower() for s in SLIDERS] + [s.key.lower() for s in SLIDERS])
+        mode_names = _alternation([m.lower() for m in MODES])
+        _PATTERNS.update(
+            set=re.compile(
+                rf"set\s+(?:the\s+)?(?P<name>{slider_names})(?:\s+slider)?\s*(?:to|at|=)\s*"
+                r"(?P<n>\d{1,3}(?:\.\d+)?)\s*(?:%|percent)?"),
+            extreme=re.compile(
+                rf"(?P<op>max|min)(?:imum|imize|imise)?\s+(?:the\s+)?(?P<name>{slider_names})(?:\s+slider)?"),
+            reset=re.compile(r"reset\s+(?:the\s+|all\s+)?(?:cognitive\s+)?sliders?(?:\s+to\s+defaults?)?"),
+            mode=re.compile(
+                rf"(?:(?:switch|change|go)\s+(?:back\s+)?(?:to|into)\s+|(?:use|enable|activate|enter)\s+)?"
+                rf"(?:the\s+)?(?P<mode>{mode_names})\s+mode"),
+            # A command must be a whole clause: this keeps "set up the database to 5 replicas" or "creative mode
+            # in Minecraft" from moving a slider. Clauses end at sentence punctuation, commas, new lines, "and".
+            clause=re.compile(r"[.!?](?=\s|$)|[;,\n]+|\s+(?:and|then|&)\s+"),
+            polite_head=re.compile(
+                r"^(?:(?:please|pls|ok(?:ay)?|now|also|then|and|hey|kindly|(?:can|could|would)\s+you)[\s,]+)+"),
+            polite_tail=re.compile(r"(?:[\s,]+(?:please|pls|thanks|thank\s+you))+$"),
+        )
+    return _PATTERNS
 
 
 def parse_slider_commands(prompt: str) -> list:
@@ -193,17 +199,18 @@ def parse_slider_commands(prompt: str) -> list:
     "Max X" / "Min X" become ("set", key, 100) / ("set", key, 0).
     """
     actions = []
-    for clause in _CLAUSE_SPLIT.split((prompt or "").lower()):
-        clause = _POLITE_TAIL.sub("", _POLITE_HEAD.sub("", clause.strip())).strip(" \t\"'`*:")
+    pat = _patterns()
+    for clause in pat["clause"].split((prompt or "").lower()):
+        clause = pat["polite_tail"].sub("", pat["polite_head"].sub("", clause.strip())).strip(" \t\"'`*:")
         if not clause:
             continue
-        if m := _SET_RE.fullmatch(clause):
+        if m := pat["set"].fullmatch(clause):
             actions.append(("set", slider_for(m["name"]).key, _percent(m["n"])))
-        elif m := _EXTREME_RE.fullmatch(clause):
+        elif m := pat["extreme"].fullmatch(clause):
             actions.append(("set", slider_for(m["name"]).key, 100 if m["op"] == "max" else 0))
-        elif _RESET_RE.fullmatch(clause):
+        elif pat["reset"].fullmatch(clause):
             actions.append(("reset",))
-        elif m := _MODE_RE.fullmatch(clause):
+        elif m := pat["mode"].fullmatch(clause):
             actions.append(("mode", _canonical_mode(m["mode"])))
     return actions
 

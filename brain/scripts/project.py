@@ -15,12 +15,12 @@ Named ids (1–3) are the slug of the name, with no hash: they are meant to be e
 Off switch: `.rlm-mem.json` at the project root with `{"enabled": false}`, or `RLM_MEM_DISABLE=1` in the
 environment. A config file that cannot be read counts as "off": it may be the person's attempt to switch memory off.
 """
-import hashlib
 import json
 import os
 import re
-from typing import NamedTuple
+from collections import namedtuple
 
+from .fasthash import sha256
 from .errors import RlmMemError
 
 CONFIG_NAME = ".rlm-mem.json"
@@ -29,11 +29,12 @@ ENV_DISABLE = "RLM_MEM_DISABLE"
 _TRUE = {"1", "true", "yes", "on"}
 
 
-class ProjectInfo(NamedTuple):  # a tuple, not a dataclass: this module runs in every hook (dataclasses is slow)
-    id: str  # filesystem-safe and stable: "<name>-<hash>" or the slug of an explicit name
-    name: str  # readable: the repository folder name, or the explicit name
-    root: str | None  # the working-tree top (or the folder outside git); None if cwd does not exist
-    source: str  # override | env | config | git | cwd
+# A plain named tuple (dataclasses and typing cost milliseconds, and this module runs in every hook):
+#   id      filesystem-safe and stable: "<name>-<hash>" or the slug of an explicit name
+#   name    readable: the repository folder name, or the explicit name
+#   root    the working-tree top (or the folder outside git), a str; None if cwd does not exist
+#   source  override | env | config | git | cwd
+ProjectInfo = namedtuple("ProjectInfo", "id name root source")
 
 
 class ProjectConfigError(RlmMemError, ValueError):
@@ -46,7 +47,7 @@ def slug(name: str) -> str:
 
 
 def _short_hash(path: str) -> str:
-    return hashlib.sha256(os.path.normcase(path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return sha256(os.path.normcase(path).encode("utf-8", "surrogateescape")).hexdigest()[:10]
 
 
 def _read_gitfile(dotgit: str) -> str | None:

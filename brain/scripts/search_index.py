@@ -5,10 +5,10 @@ chunk files), an FTS5 table over content and tags (BM25, porter stemming), and t
 Updated inside the store's write lock on every create/update/delete; `rebuild` recreates it from the files.
 WAL mode: readers never wait for writers.
 """
-import hashlib
 import json
 import os
 import sqlite3
+from .fasthash import sha1
 
 DB_NAME = "search.db"
 SCHEMA_VERSION = "3"
@@ -128,7 +128,7 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
 
 def content_hash(text: str) -> str:
     """Identity of a memory's words for write-time dedup: case and whitespace do not make a new memory."""
-    return hashlib.sha1(" ".join(text.lower().split()).encode("utf-8")).hexdigest()
+    return sha1(" ".join(text.lower().split()).encode("utf-8")).hexdigest()
 
 
 def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
