@@ -305,3 +305,21 @@ def test_type_detection_priority(text, expected):
 
 def test_remember_detects_type_when_none_given(store):
     assert store.remember("We decided to ship on Monday")[0].type == "decision"
+
+
+def test_in_a_git_shared_store_access_counts_stay_out_of_tracked_files(tmp_path):
+    import subprocess
+
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    store = ChunkStore(repo / "memory")
+    c = store.create_chunk("shared fact")
+    before = store.chunk_path(c.id).read_bytes()
+    for _ in range(3):
+        store.get_chunk(c.id)
+    assert store.fold_access() == 1
+    assert store.chunk_path(c.id).read_bytes() == before  # no churn in git
+    assert store.get_chunk(c.id, track=False).metadata["access_count"] == 3
+    store.get_chunk(c.id)
+    store.fold_access()
+    assert store.get_chunk(c.id, track=False).metadata["access_count"] == 4

@@ -48,14 +48,48 @@ def _read(path: Path) -> dict:
     return pending
 
 
+def _add(into: dict, more: dict) -> dict:
+    for cid, (count, last) in more.items():
+        c0, l0 = into.get(cid, (0, None))
+        into[cid] = (c0 + count, max(l0, last) if l0 and last else (last or l0))
+    return into
+
+
 def pending_access(root: Path) -> dict:
-    """id -> (extra access count, latest access time) not yet folded into the chunk files."""
+    """id -> (extra access count, latest access time) not in the chunk files (log, fold in progress, state)."""
     root = Path(root)
     pending = _read(log_path(root))
-    for cid, (count, last) in _read(log_path(root).with_suffix(".folding")).items():
-        c0, l0 = pending.get(cid, (0, None))
-        pending[cid] = (c0 + count, max(l0, last) if l0 else last)
-    return pending
+    _add(pending, _read(log_path(root).with_suffix(".folding")))
+    return _add(pending, read_state(root))
+
+
+def state_path(root: Path) -> Path:
+    return Path(root) / "index" / "access_state.json"
+
+
+def read_state(root: Path) -> dict:
+    """Counts folded out of git's way (stores shared through git): id -> (count, last access)."""
+    try:
+        raw = json.loads(state_path(root).read_text(encoding="utf-8"))
+        return {k: (int(v[0]), v[1]) for k, v in raw.get("entries", {}).items()}
+    except (OSError, ValueError, AttributeError, TypeError, IndexError, KeyError):
+        return {}
+
+
+def merge_into_state(root: Path, pending: dict) -> None:
+    from .fsutil import atomic_write_json
+
+    state = _add(read_state(root), {k: v for k, v in pending.items() if k})
+    atomic_write_json(state_path(root), {"version": 1, "entries": {k: list(v) for k, v in sorted(state.items())}})
+
+
+def in_git_repository(root: Path) -> bool:
+    """True when the memory folder is inside a git work tree (a store shared with a team)."""
+    folder = Path(root).resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return True
+    return False
 
 
 def pending_lines(root: Path) -> int:
@@ -80,7 +114,9 @@ def apply_pending(chunk: dict, pending: dict) -> dict:
 
 
 def take_for_fold(root: Path) -> dict:
-    """Move the log aside (new appends start a fresh log) and return what it held. Call under the store lock."""
+    """Move the log aside (new appends start a fresh log) and return what it held (state excluded).
+
+    Call under the store lock."""
     path = log_path(root)
     folding = path.with_suffix(".folding")
     if path.exists():

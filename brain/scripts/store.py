@@ -374,14 +374,7 @@ class ChunkStore:
                 if chain and previous and previous not in chunk["links"]["follows"]:
                     chunk["links"]["follows"].append(previous)
                 if auto_link:
-                    self._auto_link(chunk, ctx)
-                errors = schema_errors("chunk", chunk)
-                if errors:
-                    exc = ChunkValidationError("invalid chunk: " + "; ".join(errors[:5]))
-                    if on_error is None:
-                        raise exc
-                    on_error(-1, exc)
-                    continue
+                    self._auto_link(chunk, ctx)  # adds only ids the store made itself: validated above
                 ctx.add(chunk)
                 created.append(Chunk.from_dict(chunk))
                 previous = chunk["id"]
@@ -532,22 +525,32 @@ class ChunkStore:
         return {"chunks": count, "skipped": skipped}
 
     def fold_access(self) -> int:
-        """Write pending access counts into the chunk files, in one batch. Returns how many files changed."""
-        if not access.log_path(self.root).exists() and not access.log_path(self.root).with_suffix(".folding").exists():
+        """Write pending access counts in one batch. Returns how many chunks changed.
+
+        Normally into the chunk files (seed 000 keeps the counts there). When the store lives in a git repository
+        (a team shares it), the counts go to index/access_state.json instead: git-ignored, so reading memories
+        never changes a tracked file and never causes a merge conflict.
+        """
+        log_file = access.log_path(self.root)
+        if not log_file.exists() and not log_file.with_suffix(".folding").exists():
             return 0
         with self._writing() as ctx:
             pending = access.take_for_fold(self.root)
-            changed = 0
-            for chunk_id, _ in pending.items():
-                try:
-                    path = self.chunk_path(chunk_id)
-                except InvalidChunkId:
-                    continue
-                data = self.read_file(path)
-                if data is None:
-                    continue
-                ctx.write(access.apply_pending(data, pending), index_json=False)
-                changed += 1
+            if access.in_git_repository(self.root):
+                access.merge_into_state(self.root, pending)
+                changed = len(pending)
+            else:
+                changed = 0
+                for chunk_id in pending:
+                    try:
+                        path = self.chunk_path(chunk_id)
+                    except InvalidChunkId:
+                        continue
+                    data = self.read_file(path)
+                    if data is None:
+                        continue
+                    ctx.write(access.apply_pending(data, pending), index_json=False)
+                    changed += 1
             access.finish_fold(self.root)
         return changed
 
@@ -751,9 +754,9 @@ class _WriteContext:
         if self.bulk and self.added:
             os.sync()  # every file written in this batch is durable before anything reports it saved
         try:
+            if self._json_dirty:  # before COMMIT: dying in between leaves a stale fingerprint, so the next writer
+                self.indexes.save()  # re-syncs; after it, the JSON indexes would stay stale until a reindex
             search_index.set_meta(self.conn, "fingerprint", self.store.fingerprint())
             self.conn.execute("COMMIT")
         finally:
             self.conn.close()
-        if self._json_dirty:
-            self.indexes.save()
