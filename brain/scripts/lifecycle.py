@@ -6,7 +6,7 @@ another records `supersedes`; the old one is marked superseded (kept readable, n
 from . import access, search_index
 from .audit import audit
 from .chunk import utc_now, validate_chunk_id
-from .errors import ChunkNotFound
+from .errors import ChunkNotFound, ChunkValidationError
 
 
 def find_duplicate(store, content: str, project=None):
@@ -37,22 +37,74 @@ def reinforce(store, chunk_id: str, confidence: float | None = None, reason: str
     return chunk
 
 
-def supersede(store, old_id: str, new_id: str, reason: str | None = None):
-    """Mark `old_id` as replaced by `new_id` (both directions linked, the date of the change kept)."""
+def supersede(store, old_id: str, new_id: str, reason: str | None = None, *, note: str | None = None):
+    """Mark `old_id` as replaced by `new_id` (both directions linked, the date of the change kept).
+
+    `note` ("User changed mind 2026-02-08") is kept on the old memory as metadata.extra.change_note."""
     validate_chunk_id(old_id)
     old = store.get_chunk(old_id, track=False)
     if old is None:
         raise ChunkNotFound(f"no chunk {old_id} to supersede")
     links = dict(old.links)
     links["superseded_by"] = sorted(set(links.get("superseded_by", [])) | {new_id})
+    changes = {"extra": dict(old.metadata.get("extra") or {}, change_note=note)} if note else {}
     store.update_chunk(old_id, status="superseded", superseded_at=utc_now(), links=links,
-                       reason=reason or f"superseded by {new_id}")
+                       reason=reason or f"superseded by {new_id}", **changes)
     new = store.get_chunk(new_id, track=False)
     if new is not None and old_id not in new.links.get("supersedes", []):
         links = dict(new.links)
         links["supersedes"] = sorted(set(links.get("supersedes", [])) | {old_id})
         store.update_chunk(new_id, links=links, reason=f"supersedes {old_id}")
     audit(store.root, "supersede", old_id, actor=store.actor, reason=reason, details={"by": new_id})
+
+
+def resolve_contradiction(store, first_id: str, second_id: str) -> tuple:
+    """Two memories linked by `contradicts`: trust the newer (seed 001). The older is superseded by it, with the
+    note "User changed mind YYYY-MM-DD" (the newer memory's date). Returns (old id, new id).
+
+    Same time (stored in one second): the source of the link is the newer. Raises ChunkValidationError when they
+    are not linked, when which is newer cannot be told, or when the older one is pinned (a pin is a person's statement; they unpin or supersede by hand)."""
+    first = store.get_chunk(first_id, track=False)
+    second = store.get_chunk(second_id, track=False)
+    for cid, chunk in ((first_id, first), (second_id, second)):
+        if chunk is None:
+            raise ChunkNotFound(f"no chunk {cid}")
+    first_says = second_id in first.links.get("contradicts", [])
+    second_says = first_id in second.links.get("contradicts", [])
+    if not first_says and not second_says:
+        raise ChunkValidationError(f"{first_id} and {second_id} are not linked by contradicts")
+    if first.created != second.created:
+        old, new = (first, second) if first.created < second.created else (second, first)
+    elif first_says != second_says:  # stored in the same second: the one that says "I contradict" came later
+        old, new = (second, first) if first_says else (first, second)
+    else:
+        raise ChunkValidationError(f"{first_id} and {second_id} have the same time; supersede one by hand")
+    if old.pinned:
+        raise ChunkValidationError(f"{old.id} is pinned; unpin it or supersede it by hand")
+    note = f"User changed mind {new.created[:10]}"
+    supersede(store, old.id, new.id, reason=f"contradicted by {new.id}: {note}", note=note)
+    return old.id, new.id
+
+
+def _set_status(store, chunk_id: str, status: str, action: str, reason: str | None):
+    chunk = store.update_chunk(chunk_id, status=status, reason=reason or action)
+    audit(store.root, action, chunk_id, actor=store.actor, reason=reason)
+    return chunk
+
+
+def contest(store, chunk_id: str, reason: str | None = None):
+    """Seed 004's contested: disputed, kept, no longer offered as current until settled (`reinstate`)."""
+    return _set_status(store, chunk_id, "contested", "contest", reason)
+
+
+def retract(store, chunk_id: str, reason: str | None = None):
+    """Seed 004's retracted: withdrawn as wrong; kept readable for the record, never offered as current."""
+    return _set_status(store, chunk_id, "retracted", "retract", reason)
+
+
+def reinstate(store, chunk_id: str, reason: str | None = None):
+    """Back to active after a contest or retraction (the audit log keeps what happened)."""
+    return store.update_chunk(chunk_id, status=None, superseded_at=None, reason=reason or "reinstated as active")
 
 
 def set_pinned(store, chunk_id: str, pinned: bool):

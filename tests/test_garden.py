@@ -1,0 +1,308 @@
+"""Gardening: salience, consolidation into masters, dormant archive, contradictions, audit + undo, scheduling."""
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from click.testing import CliRunner
+
+from brain.cli.main import cli
+from brain.scripts import garden, search_index
+from brain.scripts.audit import read_audit
+from brain.scripts.core import select_for_session
+from brain.scripts.salience import ARCHIVE_BELOW, PINNED_SCORE, salience, state_of
+from brain.scripts.store import ChunkStore
+
+NOW = datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def ago(days: float) -> str:
+    return (NOW - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture
+def store(tmp_path):
+    return ChunkStore(tmp_path / "mem", actor="test")
+
+
+def cli_run(store, *args):
+    return CliRunner().invoke(cli, list(args), env={"RLM_MEM_DIR": str(store.root), "RLM_MEM_ACTOR": "test"})
+
+
+def live_ids(store) -> set:
+    return {p.stem for p in store.iter_chunk_paths()}
+
+
+def archived_ids(store) -> set:
+    return {p.stem for p in store.iter_archive_paths()}
+
+
+BASE = "The staging database listens on port 5433."
+EXTRAS = ["It runs Postgres 15.", "Backups run nightly at 02:00 UTC.", "Only the deploy user may connect.",
+          "Connections require TLS 1.3.", "The replica lags about two seconds.", "Its disk holds 500 GB.",
+          "It was migrated from MySQL in January."]
+
+
+def seven_near_duplicates(store, **metadata):
+    return [store.create_chunk(f"{BASE} {extra}", tags=["db", "staging"], created=ago(20 - i),
+                               metadata=dict(metadata) or None).id for i, extra in enumerate(EXTRAS)]
+
+
+# ---------------------------------------------------------------- salience
+def row(**kw):
+    base = {"type": "fact", "kind": "memory", "confidence": 0.9, "importance": None, "pinned": 0,
+            "access_count": 0, "last_accessed": None, "created": ago(0), "status": "active"}
+    base.update(kw)
+    return base
+
+
+def test_a_new_memory_starts_active_not_at_half_strength():
+    assert state_of(salience(row(), NOW)) == "active"
+    assert state_of(salience(row(type="note"), NOW)) == "active"
+
+
+def test_corrections_and_decisions_weigh_more_and_turns_less():
+    turn, memory = salience(row(kind="turn"), NOW), salience(row(), NOW)
+    correction, decision = salience(row(kind="correction"), NOW), salience(row(kind="decision", type="decision"), NOW)
+    assert turn < memory < correction < decision
+    # and they keep their weight longer: the gap widens with age
+    assert salience(row(kind="correction", created=ago(90)), NOW) / salience(row(created=ago(90)), NOW) > correction / memory
+
+
+def test_decay_use_and_status():
+    fresh, old = salience(row(), NOW), salience(row(created=ago(200)), NOW)
+    assert old < ARCHIVE_BELOW < fresh
+    used_recently = salience(row(created=ago(200), last_accessed=ago(1), access_count=4), NOW)
+    assert state_of(used_recently) == "active"
+    assert salience(row(access_count=10_000), NOW) <= 2 * fresh  # use helps, within a bound
+    assert salience(row(status="superseded"), NOW) < fresh / 2
+    assert salience(row(pinned=1, created=ago(5000)), NOW) == PINNED_SCORE
+    assert salience(row(created="garbage", last_accessed=None), NOW) == fresh  # unreadable time: no decay
+    assert [state_of(x) for x in (0.6, 0.3, 0.1)] == ["active", "fading", "dormant"]
+
+
+# ---------------------------------------------------------------- consolidation
+def test_seven_near_duplicates_become_one_master_with_every_fact(store):
+    ids = seven_near_duplicates(store)
+    plan = garden.run(store, apply=True)
+    assert len(plan["applied"]["consolidated"]) == 1
+    master_id = plan["applied"]["consolidated"][0]["master"]
+    assert set(plan["applied"]["consolidated"][0]["members"]) == set(ids)
+    master = store.get_chunk(master_id, track=False)
+    assert master.kind == "consolidated" and master.metadata["source"] == "derived"
+    assert master.content.count(BASE) == 1  # the repeated sentence once
+    for extra in EXTRAS:
+        assert extra in master.content
+    assert sorted(master.links["derived_from"]) == sorted(ids)
+    assert archived_ids(store) == set(ids) and live_ids(store) == {master_id}
+    for cid in ids:
+        original = json.loads(store.archive_path(cid).read_text())
+        assert original["links"]["consolidated_into"] == [master_id]
+    assert set(master.tags) == {"db", "staging"}
+    conn = search_index.connect(store.root, readonly=True)
+    assert [r[0] for r in conn.execute("SELECT id FROM chunks")] == [master_id]
+    conn.close()
+
+
+def test_facts_that_differ_in_a_word_are_both_kept():
+    facts = garden.distinct_facts(["Staging listens on port 5432.", "staging listens on PORT 5432",
+                                   "- Staging listens on port 5433.",
+                                   "Staging listens on port 5433. Production listens on port 5433 and needs TLS."])
+    assert facts == ["Staging listens on port 5432.", "Staging listens on port 5433.",
+                     "Production listens on port 5433 and needs TLS."]
+    # a sentence inside a longer one is not said by it
+    assert garden.distinct_facts(["Deploy on Fridays.", "Deploy on Fridays is forbidden."]) == [
+        "Deploy on Fridays.", "Deploy on Fridays is forbidden."]
+
+
+def test_five_on_a_topic_stay_as_they_are(store):
+    for i, extra in enumerate(EXTRAS[:5]):
+        store.create_chunk(f"{BASE} {extra}", tags=["db"], created=ago(5 - i))
+    plan = garden.run(store, apply=True)
+    assert plan["consolidate"] == [] and len(live_ids(store)) == 5
+
+
+def test_unrelated_memories_are_not_merged(store):
+    topics = ["The CI pipeline runs on GitHub Actions", "Alice owns the billing service",
+              "Use ruff for linting Python code", "The VPN requires a hardware key",
+              "Release notes live in CHANGELOG.md", "Docker images are built nightly",
+              "The frontend uses React 18", "Invoices are stored for seven years"]
+    for i, text in enumerate(topics):
+        store.create_chunk(text, tags=["project"], created=ago(i))
+    assert garden.make_plan(store.root)["consolidate"] == []
+
+
+def test_turns_and_pinned_memories_are_never_consolidated(store):
+    turns = seven_near_duplicates(store, kind="turn", role="user")
+    pinned = seven_near_duplicates(store, pinned=True)
+    plan = garden.run(store, apply=True)
+    assert plan["consolidate"] == []
+    assert set(turns + pinned) <= live_ids(store)
+
+
+def test_a_master_absorbs_new_memories_on_its_topic_later(store):
+    seven_near_duplicates(store)
+    first = garden.run(store, apply=True)["applied"]["consolidated"][0]["master"]
+    for i, extra in enumerate(["It has 16 GB of RAM.", "Its hostname is db-stg-1.", "It is monitored by Grafana.",
+                               "Vacuum runs weekly.", "Its timezone is UTC."]):
+        store.create_chunk(f"{BASE} {extra}", tags=["db", "staging"], created=ago(1 - i * 0.1))
+    second = garden.run(store, apply=True)["applied"]["consolidated"]
+    assert len(second) == 1 and first in second[0]["members"]
+    master = store.get_chunk(second[0]["master"], track=False)
+    for extra in EXTRAS + ["Its hostname is db-stg-1."]:
+        assert extra in master.content
+    assert "consolidated from 7 memories" not in master.content  # the old head line is not a fact
+
+
+# ---------------------------------------------------------------- dormant archive
+def test_untouched_for_200_days_is_archived_unless_pinned_used_or_a_turn(store):
+    stale = store.create_chunk("The old build server was called jenkins-2", created=ago(200))
+    pinned = store.create_chunk("The VPN needs a hardware key", created=ago(200), metadata={"pinned": True})
+    turn = store.create_chunk("user: what was the old build server called?", created=ago(200),
+                              metadata={"kind": "turn", "role": "user"})
+    session = store.create_chunk("Session record: fixed the build.", created=ago(200), metadata={"kind": "session"})
+    recent = store.create_chunk("The new build server is buildkite", created=ago(2))
+    used = store.create_chunk("Grafana lives at grafana.internal", created=ago(200))
+    from brain.scripts import access
+
+    access.record_access(store.root, [used.id], ago(3))
+    plan = garden.run(store, apply=True)
+    assert plan["applied"]["archived"] == [stale.id]
+    assert archived_ids(store) == {stale.id}
+    assert {pinned.id, turn.id, session.id, recent.id, used.id} <= live_ids(store)
+    assert pinned.id in [r["id"] for r in select_for_session(store.root, None)]  # pins survive garden
+
+
+def test_dry_run_changes_nothing(store):
+    store.create_chunk("The old build server was called jenkins-2", created=ago(200))
+    seven_near_duplicates(store)
+    before = sorted(p.name for p in store.root.rglob("chunk-*.json"))
+    result = cli_run(store, "garden", "--json")
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.output)
+    assert len(plan["archive"]) == 1 and len(plan["consolidate"]) == 1 and "applied" not in plan
+    assert sorted(p.name for p in store.root.rglob("chunk-*.json")) == before
+    assert not read_audit(store.root, action="archive")
+    text = cli_run(store, "garden")
+    assert "consolidate  7 memories" in text.output and "archive" in text.output and "--apply" in text.output
+
+
+# ---------------------------------------------------------------- contradictions
+def test_garden_resolves_contradictions_trusting_the_newer(store):
+    old = store.create_chunk("The user wants dark mode", created=ago(30))
+    new = store.create_chunk("The user wants light mode", created=ago(3))
+    store.link_chunks(new.id, old.id, "contradicts")
+    pinned_old = store.create_chunk("Reviews need two approvals", created=ago(40), metadata={"pinned": True})
+    pinned_new = store.create_chunk("Reviews need one approval", created=ago(4))
+    store.link_chunks(pinned_old.id, pinned_new.id, "contradicts")
+    plan = garden.run(store, apply=True)
+    assert plan["applied"]["resolved"] == [{"old": old.id, "new": new.id, "note": f"User changed mind {ago(3)[:10]}"}]
+    assert plan["review"] == [{"old": pinned_old.id, "new": pinned_new.id, "why": "the older one is pinned"}]
+    assert store.get_chunk(old.id, track=False).status == "superseded"
+    assert store.get_chunk(pinned_old.id, track=False).status == "active"
+    offered = [r["id"] for r in select_for_session(store.root, None)]
+    assert new.id in offered and old.id not in offered
+
+
+# ---------------------------------------------------------------- audit, restore, undo
+def _garden_everything(store):
+    ids = seven_near_duplicates(store)
+    stale = store.create_chunk("The old build server was called jenkins-2", created=ago(200))
+    old = store.create_chunk("The user wants dark mode", created=ago(30))
+    new = store.create_chunk("The user wants light mode", created=ago(3))
+    store.link_chunks(new.id, old.id, "contradicts")
+    plan = garden.run(store, apply=True)
+    return plan, ids, stale, old, new
+
+
+def test_every_action_is_audited_and_restore_brings_chunks_back(store):
+    plan, ids, stale, old, new = _garden_everything(store)
+    run_entry = [e for e in read_audit(store.root, action="garden") if e["details"].get("run") == plan["run"]]
+    assert len(run_entry) == 1
+    details = run_entry[0]["details"]
+    assert details["archived"] == [stale.id] and details["resolved"][0]["old"] == old.id
+    master = details["consolidated"][0]["master"]
+    assert [e["chunk_id"] for e in read_audit(store.root, action="consolidate")] == [master]
+    archive_lines = {e["chunk_id"]: e["reason"] for e in read_audit(store.root, action="archive")}
+    assert set(archive_lines) == set(ids) | {stale.id}
+    assert all(plan["run"] in reason for reason in archive_lines.values())
+    for cid in archive_lines:  # the person's undo: `rlm-mem restore ID`
+        result = cli_run(store, "restore", cid)
+        assert result.exit_code == 0, result.output
+    assert set(ids) | {stale.id} <= live_ids(store) and not archived_ids(store)
+    # a restore counts as a touch: the next run neither re-archives nor re-consolidates what the person restored
+    again = garden.run(store, apply=True)
+    assert again["applied"]["archived"] == [] and again["applied"]["consolidated"] == []
+
+
+def test_undo_reverts_a_whole_run(store):
+    plan, ids, stale, old, new = _garden_everything(store)
+    master = plan["applied"]["consolidated"][0]["master"]
+    result = cli_run(store, "garden", "--undo", plan["run"], "--json")
+    assert result.exit_code == 0, result.output
+    undone = json.loads(result.output)
+    assert set(undone["restored"]) == set(ids) | {stale.id} and undone["archived_masters"] == [master]
+    assert live_ids(store) == set(ids) | {stale.id, old.id, new.id} and archived_ids(store) == {master}
+    assert all(store.get_chunk(i, track=False).links.get("consolidated_into") == [] for i in ids)
+    reverted = store.get_chunk(old.id, track=False)
+    assert reverted.status == "active" and "superseded_at" not in reverted.metadata
+    assert "change_note" not in (reverted.metadata.get("extra") or {})
+    assert store.get_chunk(new.id, track=False).links["supersedes"] == []
+    assert cli_run(store, "garden", "--undo", "garden-nope").exit_code == 1
+
+
+# ---------------------------------------------------------------- scheduling
+def test_garden_due_and_if_due_runs(store):
+    assert not garden.garden_due(store.root)  # nothing stored yet
+    store.create_chunk("The old build server was called jenkins-2", created=ago(200))
+    assert garden.garden_due(store.root)
+    result = cli_run(store, "garden", "--apply", "--if-due", "--quiet")
+    assert result.exit_code == 0 and result.output == ""
+    assert archived_ids(store) and not garden.garden_due(store.root)
+    store.create_chunk("Another stale fact nobody needs", created=ago(300))
+    assert cli_run(store, "garden", "--apply", "--if-due", "--quiet").output == ""
+    assert len(archived_ids(store)) == 1  # not due: nothing ran
+    state = json.loads(garden.state_path(store.root).read_text())
+    state["last_run"] = state["last_attempt"] = ago(1.1)
+    garden.state_path(store.root).write_text(json.dumps(state))
+    assert garden.garden_due(store.root)
+    garden.state_path(store.root).write_text("{not json")
+    assert garden.garden_due(store.root)  # a damaged state file does not stop gardening
+
+
+def test_only_one_run_at_a_time(store):
+    from brain.scripts.errors import StoreBusy
+
+    store.create_chunk("x stays", created=ago(1))
+    lock = garden._garden_lock(store.root)
+    try:
+        with pytest.raises(StoreBusy):
+            garden.run(store, apply=True)
+        assert cli_run(store, "garden", "--apply").exit_code == 1
+    finally:
+        lock.release()
+    assert garden.run(store, apply=True)["applied"] is not None
+
+
+def test_applied_run_is_logged_as_an_episode(store):
+    from brain.scripts.episodes import read_episodes
+
+    plan, *_ = _garden_everything(store)
+    entries = read_episodes(store.root)
+    assert any(plan["run"] in e["title"] and "1 consolidations" in (e["summary"] or "") for e in entries)
+
+
+def test_a_run_archives_a_bounded_number_faintest_first(store, monkeypatch):
+    monkeypatch.setattr(garden, "MAX_ARCHIVE_PER_RUN", 2)
+    ids = [store.create_chunk(f"Stale fact number {i} about server {i}", created=ago(200 + 100 * i)).id
+           for i in range(3)]
+    assert "1 more dormant memories are left for the next run" in cli_run(store, "garden").output
+    plan = garden.run(store, apply=True)
+    assert plan["applied"]["archived"] == [ids[2], ids[1]] and plan["counts"]["archive_deferred"] == 1
+    assert garden.run(store, apply=True)["applied"]["archived"] == [ids[0]]
+
+
+def test_garden_resolves_a_same_second_contradiction_by_link_direction(store):
+    old = store.create_chunk("Lint with flake8", created=ago(1))
+    new = store.create_chunk("Lint with ruff", created=ago(1))
+    store.link_chunks(new.id, old.id, "contradicts")
+    assert garden.run(store, apply=True)["applied"]["resolved"][0]["old"] == old.id
