@@ -1,5 +1,6 @@
 """Gardening: salience, consolidation into masters, dormant archive, contradictions, audit + undo, scheduling."""
 import json
+from pathlib import Path
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -261,11 +262,11 @@ def test_garden_due_and_if_due_runs(store):
     store.create_chunk("Another stale fact nobody needs", created=ago(300))
     assert cli_run(store, "garden", "--apply", "--if-due", "--quiet").output == ""
     assert len(archived_ids(store)) == 1  # not due: nothing ran
-    state = json.loads(garden.state_path(store.root).read_text())
+    state = json.loads(Path(garden.state_path(store.root)).read_text())
     state["last_run"] = state["last_attempt"] = ago(1.1)
-    garden.state_path(store.root).write_text(json.dumps(state))
+    Path(garden.state_path(store.root)).write_text(json.dumps(state))
     assert garden.garden_due(store.root)
-    garden.state_path(store.root).write_text("{not json")
+    Path(garden.state_path(store.root)).write_text("{not json")
     assert garden.garden_due(store.root)  # a damaged state file does not stop gardening
 
 

@@ -10,7 +10,6 @@ computed in Python on the few hundred rows those walks return, never on the whol
 """
 import sqlite3
 from datetime import datetime, timezone
-from pathlib import Path
 
 from .salience import ARCHIVE_BELOW, FADING, salience
 
@@ -113,7 +112,7 @@ def _gather(reader: _Reader, pool: int) -> list:
 def _connect(root):
     from .search_index import connect
 
-    conn = connect(Path(root), readonly=True)
+    conn = connect(root, readonly=True)
     if conn is not None:
         conn.row_factory = sqlite3.Row
     return conn
@@ -245,8 +244,10 @@ def build_core(root, project=None, *, budget_tokens: int = CORE_BUDGET_TOKENS, m
             "text": text}
 
 
-def write_core(root, text: str, *, project=None, budget_tokens: int = CORE_BUDGET_TOKENS) -> Path:
+def write_core(root, text: str, *, project=None, budget_tokens: int = CORE_BUDGET_TOKENS):
     """Save CORE.md in the memory root, and how it was made (state/core.json) so gardening can refresh it."""
+    from pathlib import Path  # writing CORE.md is not on a hook's path: keep pathlib off the import
+
     from .fsutil import atomic_write_json, atomic_write_text
 
     path = Path(root) / CORE_NAME
@@ -258,9 +259,11 @@ def write_core(root, text: str, *, project=None, budget_tokens: int = CORE_BUDGE
 def read_core_settings(root) -> dict:
     """{"project", "budget_tokens"} recorded by write_core (defaults when absent or damaged)."""
     import json
+    import os
 
     try:
-        value = json.loads((Path(root) / "state" / "core.json").read_text(encoding="utf-8"))
+        with open(os.path.join(os.fspath(root), "state", "core.json"), encoding="utf-8") as fh:
+            value = json.load(fh)
         return {"project": value.get("project") if isinstance(value.get("project"), str) else None,
                 "budget_tokens": int(value.get("budget_tokens") or CORE_BUDGET_TOKENS)}
     except (OSError, ValueError, AttributeError, TypeError):

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from . import access, search_index
 from .audit import audit
+from .garden_schedule import DEFAULT_INTERVAL_HOURS, garden_due, read_state, state_path  # noqa: F401
 from .salience import ARCHIVE_BELOW, idle_days, importance_of, salience, state_of
 
 RECORD_KINDS = ("turn", "session")
@@ -49,8 +50,6 @@ MIN_IDLE_DAYS = 30
 MAX_ARCHIVE_PER_RUN = 500
 MAX_CONSOLIDATE_PER_RUN = 50
 MASTER_MAX_TOKENS = 760  # a chunk holds at most 800
-DEFAULT_INTERVAL_HOURS = 24
-STATE_NAME = "garden.json"
 SENSITIVITY_ORDER = ("public", "low", "medium", "high", "hyper")
 
 _STOPWORDS = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been being it
@@ -348,37 +347,10 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
 
 
 # ---------------------------------------------------------------- applying
-def state_path(root) -> Path:
-    return Path(root) / "state" / STATE_NAME
-
-
-def read_state(root) -> dict:
-    try:
-        value = json.loads(state_path(root).read_text(encoding="utf-8"))
-        return value if isinstance(value, dict) else {}
-    except (OSError, ValueError):
-        return {}
-
-
 def _write_state(root, **changes) -> None:
     from .fsutil import atomic_write_json
 
     atomic_write_json(state_path(root), {**read_state(root), **changes})
-
-
-def garden_due(root, now: datetime | None = None) -> bool:
-    """True when a gardening run is due: never run (and there is something to garden), or the last run or attempt
-    is older than the interval (`interval_hours` in state/garden.json, default 24). One small file read."""
-    state = read_state(root)
-    last = max((str(state.get(k) or "") for k in ("last_run", "last_attempt")), default="")
-    if not last:
-        return (Path(root) / "chunks").is_dir()
-    try:
-        when = datetime.fromisoformat(last[:19]).replace(tzinfo=timezone.utc)
-        hours = float(state.get("interval_hours", DEFAULT_INTERVAL_HOURS))
-    except (TypeError, ValueError):
-        return True  # a damaged state file must not stop gardening forever
-    return _now(now) - when >= timedelta(hours=hours)
 
 
 def _garden_lock(root):

@@ -109,7 +109,7 @@ def background_work(root, inp) -> None:
     if pending_count(root) and not worker_running(root):
         spawn_detached(root, ["ingest", "--background"])
     try:
-        from .garden import garden_due
+        from .garden_schedule import garden_due
 
         if garden_due(root):
             spawn_detached(root, ["garden", "--apply", "--if-due", "--quiet"])
