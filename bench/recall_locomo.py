@@ -1,0 +1,250 @@
+"""Recall benchmark on LoCoMo conversations: how much of each question's evidence reaches the injected context.
+
+    .venv/bin/python bench/recall_locomo.py LOCOMO.json [--convs 0,2] [--budget 700[,500,...]]
+                                            [--null-prompts FILE] [--json OUT] [--keep DIR]
+
+For each conversation, in a temporary folder (or DIR with --keep, reused when it already holds the store), every
+session is written as a Claude Code transcript (speaker A as the user, B as the assistant, each line "Name: text",
+turns 30 s apart from the session's date) and captured with the real capture code; then every question of
+categories 1-4 is recalled in-process with the project's id, wrapped in the fence the hook adds, and scored:
+an evidence turn counts when its words appear in the context (normalised; for turns of 8+ words, 90% of their
+word 5-grams suffice). The baseline is BM25 (SQLite FTS5) over single turns allowed exactly as many characters.
+Prints frac (mean share of evidence found) overall and per category for both, mean characters, the characters
+null prompts receive, and recall time. The data is read from the path given and never copied.
+"""
+import argparse
+import json
+import re
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from brain.scripts.capture import capture_transcript  # noqa: E402
+from brain.scripts.fence import fence  # noqa: E402
+from brain.scripts.project import project_id  # noqa: E402
+from brain.scripts.recall import DEFAULT_BUDGET_TOKENS, recall  # noqa: E402
+from brain.scripts.store import ChunkStore  # noqa: E402
+
+TOKEN = re.compile(r"[a-z0-9]+")
+BASELINE_STOP = frozenset("""a an and are as at be but by did do does for from had has have he her his how i in is
+it its me my of on or our she so that the their them they this to was we were what when where which who why will
+with you your""".split())
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+# ------------------------------------------------------------------------------------------- data
+def session_start(text: str) -> datetime:
+    """LoCoMo's "1:56 pm on 8 May, 2023" as a UTC datetime (midnight 2023-01-01 when unreadable)."""
+    m = re.search(r"(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})", text or "", re.I)
+    if not m:
+        return datetime(2023, 1, 1, tzinfo=timezone.utc)
+    hour, minute, half, day, month, year = m.groups()
+    hour = int(hour) % 12 + (12 if half.lower() == "pm" else 0)
+    month_no = datetime.strptime(month[:3].title(), "%b").month
+    return datetime(int(year), month_no, int(day), hour, int(minute), tzinfo=timezone.utc)
+
+
+def sessions_of(conversation: dict):
+    numbers = sorted(int(k.split("_")[1]) for k in conversation
+                     if re.fullmatch(r"session_\d+", k) and conversation[k])
+    for n in numbers:
+        yield n, session_start(conversation.get(f"session_{n}_date_time", "")), conversation[f"session_{n}"]
+
+
+def spoken(turn: dict) -> str:
+    line = f"{turn['speaker']}: {turn['text']}"
+    return line + (f" [shares a photo: {turn['blip_caption']}]" if turn.get("blip_caption") else "")
+
+
+def evidence_ids(qa: dict, known: dict) -> list:
+    ids = []
+    for ref in qa.get("evidence") or ():
+        for m in re.finditer(r"D:?(\d+):0*(\d+)", ref):
+            key = f"D{int(m.group(1))}:{int(m.group(2))}"
+            if key in known and key not in ids:
+                ids.append(key)
+    return ids
+
+
+def write_transcript(path: Path, session_id: str, cwd: Path, start: datetime, turns: list, user_speaker: str):
+    """One session in Claude Code's JSONL shape: user records with string content, assistant text blocks."""
+    previous = None
+    with open(path, "w", encoding="utf-8") as out:
+        for i, turn in enumerate(turns):
+            uuid = f"{session_id}-{i:04d}"
+            when = (start + timedelta(seconds=30 * i)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            if turn["speaker"] == user_speaker:
+                message = {"role": "user", "content": spoken(turn)}
+                kind = "user"
+            else:
+                message = {"role": "assistant", "type": "message", "id": f"msg-{uuid}",
+                           "content": [{"type": "text", "text": spoken(turn)}], "stop_reason": "end_turn"}
+                kind = "assistant"
+            out.write(json.dumps({"type": kind, "uuid": uuid, "parentUuid": previous, "sessionId": session_id,
+                                  "timestamp": when, "cwd": str(cwd), "isSidechain": False,
+                                  "message": message}) + "\n")
+            previous = uuid
+
+
+def build_store(sample: dict, folder: Path) -> tuple:
+    """Capture every session of one conversation into folder/memory; returns (root, project id)."""
+    root, project_dir, transcripts = folder / "memory", folder / "project", folder / "transcripts"
+    project_dir.mkdir(parents=True, exist_ok=True)
+    project = project_id(project_dir).id
+    if (root / "index" / "search.db").exists():
+        return root, project
+    transcripts.mkdir(exist_ok=True)
+    store = ChunkStore(root, actor="bench")
+    conv = sample["conversation"]
+    for n, start, turns in sessions_of(conv):
+        sid = f"{sample['sample_id']}-s{n:02d}"
+        path = transcripts / f"{sid}.jsonl"
+        write_transcript(path, sid, project_dir, start, turns, conv["speaker_a"])
+        capture_transcript(store, path, session_id=sid, cwd=str(project_dir), final=True, full=True)
+    return root, project
+
+
+# ------------------------------------------------------------------------------------------- scoring
+def normalised(text: str) -> str:
+    return " ".join(TOKEN.findall(text.lower()))
+
+
+def five_grams(words: list) -> set:
+    return {tuple(words[i:i + 5]) for i in range(len(words) - 4)}
+
+
+def found(evidence: str, context: str, context_grams: set) -> bool:
+    words = normalised(evidence).split()
+    if not words:
+        return False
+    if " ".join(words) in context:
+        return True
+    if len(words) < 8:
+        return False
+    grams = five_grams(words)
+    return len(grams & context_grams) >= 0.9 * len(grams)
+
+
+def share_found(evidence: list, context: str) -> float:
+    flat = normalised(context)
+    grams = five_grams(flat.split())
+    return sum(found(e, flat, grams) for e in evidence) / len(evidence)
+
+
+class Baseline:
+    """BM25 over single turns, filled in rank order up to a character allowance (one partial turn if none fits)."""
+
+    def __init__(self, lines: list):
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE turns USING fts5(body, tokenize='porter unicode61')")
+        self.db.executemany("INSERT INTO turns(body) VALUES (?)", [(line,) for line in lines])
+
+    def context(self, question: str, chars: int) -> str:
+        words = list(dict.fromkeys(w for w in TOKEN.findall(question.lower()) if w not in BASELINE_STOP))
+        if not words or chars <= 0:
+            return ""
+        query = " OR ".join(f'"{w}"' for w in words)
+        picked, used = [], 0
+        for (body,) in self.db.execute("SELECT body FROM turns WHERE turns MATCH ? ORDER BY rank LIMIT 300", (query,)):
+            if used + len(body) + 1 > chars:
+                if not picked:
+                    picked.append(body[:chars])
+                break
+            picked.append(body)
+            used += len(body) + 1
+        return "\n".join(picked)
+
+
+def injected(root: Path, project: str, prompt: str, budget: int) -> tuple:
+    """(context as the hook would inject it, seconds recall took)."""
+    t0 = time.perf_counter()
+    result = recall(root, prompt, project=project, budget_tokens=budget, track=False)
+    took = time.perf_counter() - t0
+    body = result.render()
+    return (fence(body, label="recall") if body else ""), took
+
+
+# ------------------------------------------------------------------------------------------- run
+def run(data: list, budgets: list, folder: Path, null_prompts: list) -> dict:
+    rows, nulls, timings = [], {b: [] for b in budgets}, []
+    for sample in data:
+        conv = sample["conversation"]
+        turns = {t["dia_id"]: t for _, _, ts in sessions_of(conv) for t in ts}
+        t0 = time.perf_counter()
+        root, project = build_store(sample, folder / sample["sample_id"])
+        built = time.perf_counter() - t0
+        baseline = Baseline([spoken(t) for t in turns.values()])
+        questions = [(qa, evidence_ids(qa, turns)) for qa in sample["qa"] if qa.get("category") in CATEGORIES]
+        for qa, ids in questions:
+            if not ids:
+                continue
+            evidence = [turns[i]["text"] for i in ids]
+            for budget in budgets:
+                context, took = injected(root, project, qa["question"], budget)
+                timings.append(took)
+                rows.append({"conv": sample["sample_id"], "cat": qa["category"], "budget": budget,
+                             "chars": len(context), "frac": share_found(evidence, context),
+                             "base": share_found(evidence, baseline.context(qa["question"], len(context)))})
+        for prompt in null_prompts:
+            for budget in budgets:
+                nulls[budget].append(len(injected(root, project, prompt, budget)[0]))
+        print(f"{sample['sample_id']}: store built in {built:.1f}s", file=sys.stderr)
+
+    def pct(values):
+        return round(100 * statistics.mean(values), 1) if values else None
+
+    report = {"conversations": [s["sample_id"] for s in data], "budgets": {}}
+    for budget in budgets:
+        mine = [r for r in rows if r["budget"] == budget]
+        entry = {"questions": len(mine), "frac": pct([r["frac"] for r in mine]),
+                 "bm25_equal_chars": pct([r["base"] for r in mine]),
+                 "mean_chars": round(statistics.mean(r["chars"] for r in mine), 1) if mine else 0,
+                 "by_category": {f"{c} {name}": {"frac": pct([r["frac"] for r in mine if r["cat"] == c]),
+                                                 "bm25": pct([r["base"] for r in mine if r["cat"] == c])}
+                                 for c, name in CATEGORIES.items()}}
+        if entry["bm25_equal_chars"]:
+            entry["ratio"] = round(entry["frac"] / entry["bm25_equal_chars"], 3)
+        if nulls[budget]:
+            entry["null_prompt_mean_chars"] = round(statistics.mean(nulls[budget]), 1)
+        report["budgets"][str(budget)] = entry
+    if timings:
+        report["recall_ms"] = {"p50": round(1000 * statistics.median(timings), 2),
+                               "p95": round(1000 * sorted(timings)[int(0.95 * (len(timings) - 1))], 2)}
+    return report
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("data", help="LoCoMo JSON file (a list of samples)")
+    ap.add_argument("--convs", default="", help="comma-separated sample indexes (default: all)")
+    ap.add_argument("--budget", default=str(DEFAULT_BUDGET_TOKENS), help="token budget(s), comma-separated")
+    ap.add_argument("--null-prompts", default="", help="file of prompts no memory answers, one a line")
+    ap.add_argument("--json", default="", help="also write the report here")
+    ap.add_argument("--keep", default="", help="build stores in this folder and reuse them on later runs")
+    args = ap.parse_args(argv)
+    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    picked = [int(x) for x in args.convs.split(",") if x.strip()]
+    data = [data[i] for i in picked] if picked else data
+    budgets = [int(b) for b in args.budget.split(",") if b.strip()]
+    nulls = [ln.strip() for ln in Path(args.null_prompts).read_text().splitlines() if ln.strip()] \
+        if args.null_prompts else []
+    if args.keep:
+        report = run(data, budgets, Path(args.keep), nulls)
+    else:
+        with tempfile.TemporaryDirectory(prefix="recall-locomo-") as tmp:
+            report = run(data, budgets, Path(tmp), nulls)
+    text = json.dumps(report, indent=1)
+    print(text)
+    if args.json:
+        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

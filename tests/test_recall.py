@@ -1,0 +1,312 @@
+"""Recall: ranking, thresholds, budgets and filters on small hand-made stores, the CLI, and dates in text."""
+import ast
+import json
+from datetime import date, datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from brain.cli.main import cli
+from brain.scripts import access, lifecycle, recall as recall_mod, timeref
+from brain.scripts.recall import recall
+from brain.scripts.store import ChunkStore
+from brain.scripts.tokens import estimate_tokens
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+FILLER = [  # unrelated memories, so that words have meaningful frequencies
+    "The office coffee machine was descaled on Tuesday",
+    "Marketing moved the launch webinar to the spring",
+    "Alice prefers reviewing pull requests in the morning",
+    "The design team uses Figma for mockups",
+    "Quarterly planning happens in the big meeting room",
+    "The printer on the third floor jams with thick paper",
+    "Bob is on holiday until the end of the month",
+    "The staging cluster runs three worker nodes",
+]
+
+
+def ago(days: float) -> str:
+    return (NOW - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def spec(content, *, days=10.0, kind="memory", chunk_type="fact", project="app", confidence=0.8, conv=None,
+         **metadata):
+    md = {"kind": kind, "project": project, **metadata}
+    return {"content": content, "chunk_type": chunk_type, "created": ago(days), "confidence": confidence,
+            "conversation_id": conv, "metadata": {k: v for k, v in md.items() if v is not None}}
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = ChunkStore(tmp_path / "mem", actor="test")
+    s.create_many([spec(text, days=30 + i) for i, text in enumerate(FILLER)])
+    return s
+
+
+def ask(store, query, **kwargs):
+    kwargs.setdefault("project", "app")
+    kwargs.setdefault("now", NOW)
+    kwargs.setdefault("track", False)
+    return recall(store.root, query, **kwargs)
+
+
+def ids(result):
+    return [item.id for item in result.items]
+
+
+def conversation(store, sid, start, lines, project="app"):
+    """Turns as capture stores them: one chunk each, 30 s apart, role by speaker, linked by follows."""
+    begin = datetime.fromisoformat(start).replace(tzinfo=timezone.utc)
+    specs = []
+    for i, line in enumerate(lines):
+        when = (begin + timedelta(seconds=30 * i)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        specs.append({"content": line, "conversation_id": sid, "created": when, "confidence": 0.8,
+                      "metadata": {"kind": "turn", "role": "user" if i % 2 == 0 else "assistant",
+                                   "project": project}, "key": f"turn:{sid}:{i}"})
+    return store.create_many(specs)
+
+
+# ------------------------------------------------------------------------------------------ acceptance
+def test_newer_decision_beats_older_one_on_the_same_topic(store):
+    old, new = store.create_many([
+        spec("Decision: we deploy the billing service with Ansible scripts", days=200, kind="decision",
+             chunk_type="decision"),
+        spec("Decision: we deploy the billing service with Terraform now", days=2, kind="decision",
+             chunk_type="decision"),
+    ])
+    assert ids(ask(store, "how do we deploy the billing service?"))[:2] == [new.id, old.id]
+
+
+def test_correction_beats_a_note_with_the_same_words(store):
+    note, correction = store.create_many([
+        spec("The API rate limit is 100 requests per minute", kind="memory", chunk_type="note"),
+        spec("Correction: the API rate limit is 500 requests per minute", kind="correction", confidence=0.95),
+    ])
+    assert ids(ask(store, "what is the API rate limit?"))[0] == correction.id
+    assert note.id in ids(ask(store, "what is the API rate limit?"))
+
+
+def test_current_project_beats_another_and_others_need_strong_relevance(store):
+    mine, theirs = store.create_many([
+        spec("The cache layer uses Redis with a five minute expiry", project="app"),
+        spec("The cache layer uses Redis with a one hour expiry", project="other"),
+    ])
+    found = ids(ask(store, "what expiry does the Redis cache layer use?"))
+    assert found[:2] == [mine.id, theirs.id]
+    store.create_chunk("Redis was upgraded during the maintenance window", metadata={"project": "other"})
+    weak = ask(store, "what expiry does the Redis cache layer use?")
+    assert all(i.project == "app" or "expiry" in i.text for i in weak.items)  # weak matches elsewhere stay out
+
+
+def test_unrelated_prompt_gets_nothing(store):
+    store.create_many([spec("The staging database listens on port 5433", days=3)])
+    for prompt in ("Rename the variable tmp to buffer in utils.py", "Explain list comprehensions in Python",
+                   "ok", "?!", ""):
+        result = ask(store, prompt)
+        assert result.items == [] and result.render() == ""
+
+
+def test_superseded_memory_is_never_offered(store):
+    old = store.create_chunk("Deploys go out on Fridays", metadata={"project": "app"}, created=ago(50))
+    new = store.create_chunk("Deploys go out on Tuesdays", metadata={"project": "app"}, created=ago(5))
+    lifecycle.supersede(store, old.id, new.id)
+    found = ask(store, "when do deploys go out?")
+    assert ids(found) == [new.id]
+    assert "Fridays" not in found.render()
+    store.update_chunk(new.id, status="retracted")
+    assert ask(store, "when do deploys go out?").items == []
+
+
+def test_budget_is_respected_and_filled_best_first(store):
+    store.create_many([spec(f"The payment gateway timed out in incident {i} after retry storm {i} " + "detail " * 20,
+                            days=i + 1) for i in range(12)])
+    for budget in (100, 200, 400):
+        result = ask(store, "payment gateway timed out incidents", budget_tokens=budget)
+        assert result.items and estimate_tokens(result.render()) <= budget
+    small, large = (ask(store, "payment gateway timed out incidents", budget_tokens=b) for b in (200, 400))
+    assert len(large.items) > len(small.items)
+    assert ids(large)[:len(small.items)] == ids(small)  # a bigger budget only adds
+    assert ask(store, "payment gateway timed out", budget_tokens=10).items == []  # nothing fits, nothing cut
+
+
+def test_no_duplicates_and_contained_text_is_not_repeated(store):
+    text = "The nightly backup job copies the orders database to cold storage"
+    store.create_many([spec(text, days=3), spec(text.upper(), days=4, project=None),
+                       spec("Backup: the nightly backup job copies the orders database", days=5, kind="decision"),
+                       spec(text + " and verifies the checksum afterwards", days=6)])
+    result = ask(store, "what does the nightly backup job do?")
+    plain = [" ".join(i.text.lower().split()) for i in result.items]
+    assert len(plain) == len(set(plain)) == len(set(ids(result)))
+    assert sum("copies the orders database" in p for p in plain) == 1  # the fullest statement only
+
+
+def test_sensitivity_filter(store):
+    store.create_many([spec("The VPN shared secret rotates monthly", sensitivity="high"),
+                       spec("The VPN gateway address is vpn.example.org", sensitivity="medium"),
+                       spec("The VPN client is WireGuard", sensitivity="public")])
+    shown = ask(store, "VPN shared secret gateway client")
+    assert len(shown.items) == 2 and "rotates" not in shown.render()
+    assert len(ask(store, "VPN shared secret gateway client", max_sensitivity="hyper").items) == 3
+    assert len(ask(store, "VPN shared secret gateway client", max_sensitivity="public").items) == 1
+    with pytest.raises(ValueError):
+        ask(store, "vpn", max_sensitivity="secret")
+
+
+# ------------------------------------------------------------------------------------------ ranking signals
+def test_an_answer_with_no_shared_word_comes_with_its_question(store):
+    conversation(store, "s1", "2026-02-10T10:00:00", [
+        "Ana: Which database did the team pick for the analytics warehouse?",
+        "Ben: ClickHouse, after the benchmark last week.",
+        "Ana: Great, thanks.",
+    ])
+    conversation(store, "s2", "2026-02-11T10:00:00", ["Ana: The lunch order is in.", "Ben: Pizza again."])
+    result = ask(store, "database for the analytics warehouse")
+    shown = result.render()
+    assert "ClickHouse" in shown and "Pizza" not in shown
+    answer = next(i for i in result.items if "ClickHouse" in i.text)
+    assert "context" in answer.why and "text" not in answer.why
+
+
+def test_named_speaker_and_dates(store):
+    conversation(store, "s1", "2023-05-08T13:00:00", [
+        "Caroline: I went to a support group yesterday and it was so powerful.",
+        "Melanie: I went to a support group too, years ago.",
+    ])
+    conversation(store, "s2", "2023-07-20T09:00:00", ["Caroline: The support group met again last week."])
+    result = ask(store, "When did Caroline go to the support group?")
+    assert result.items[0].text.startswith("Caroline: I went")
+    assert "speaker" in result.items[0].why
+    assert "(yesterday = 2023-05-07 (Sun))" in result.render()  # resolved against the day it was said
+    july = ask(store, "What did Caroline say about the support group in July 2023?")
+    assert july.items[0].text.startswith("Caroline: The support group met") and "date" in july.items[0].why
+
+
+def test_files_named_in_the_prompt_pull_in_memories_about_them(store):
+    about = store.create_chunk("Switched the tokenizer to a table-driven state machine",
+                               metadata={"project": "app", "files": ["src/lexer/tokenize.py"]})
+    store.create_chunk("The tokenizer handles unicode escapes", metadata={"project": "app"})
+    assert ids(ask(store, "Refactor tokenize.py to be faster"))[0] == about.id
+    assert ids(ask(store, "anything to know before editing?", files=["/repo/src/lexer/tokenize.py"]))[0] == about.id
+
+
+def test_pinned_and_tagged_memories_rank_higher(store):
+    plain, pinned = store.create_many([spec("Use the blue theme for the admin dashboard"),
+                                       spec("Use the green theme for the admin dashboard", pinned=True)])
+    assert ids(ask(store, "which theme for the admin dashboard?"))[0] == pinned.id
+    tagged = store.create_chunk("Use the red theme for the admin dashboard", tags=["branding"],
+                                metadata={"project": "app"}, created=ago(10))
+    assert ids(ask(store, "branding theme for the admin dashboard"))[0] == tagged.id
+
+
+def test_depth_levels_and_rendering(store):
+    long = ("Decision: the ingestion workers move from Celery to a plain SQLite-backed queue. Reason: fewer "
+            "moving parts and no broker to operate. " + "More context follows here. " * 30)
+    chunk = store.create_chunk(long, chunk_type="decision", metadata={"project": "app", "kind": "decision"})
+    full = ask(store, "why did the ingestion workers move off Celery?", budget_tokens=2000)
+    assert full.items[0].id == chunk.id
+    line = full.render().splitlines()[1]
+    assert line.startswith(f"- [{chunk.id} decision] Decision: the ingestion workers")
+    summary = ask(store, "why did the ingestion workers move off Celery?", depth="summary")
+    assert len(summary.items[0].text) < 100
+    complete = ask(store, "why did the ingestion workers move off Celery?", depth="complete", budget_tokens=2000)
+    assert "confidence" in complete.items[0].text and "kind decision" in complete.items[0].text
+    with pytest.raises(ValueError):
+        ask(store, "celery", depth="everything")
+    assert json.loads(json.dumps(full.to_dict()))["items"][0]["id"] == chunk.id
+
+
+def test_access_is_recorded_only_when_tracking(store):
+    chunk = store.create_chunk("The release checklist lives in the wiki", metadata={"project": "app"})
+    ask(store, "where is the release checklist?", track=False)
+    assert chunk.id not in access.pending_access(store.root)
+    ask(store, "where is the release checklist?", track=True)
+    assert access.pending_access(store.root)[chunk.id][0] == 1
+
+
+def test_no_index_and_damaged_index_recall_nothing(tmp_path):
+    assert recall(tmp_path / "nothing-here", "anything at all").items == []
+    (tmp_path / "broken" / "index").mkdir(parents=True)
+    (tmp_path / "broken" / "index" / "search.db").write_bytes(b"not a database" * 100)
+    assert recall(tmp_path / "broken", "anything at all").items == []
+
+
+def test_recall_module_imports_only_light_modules_at_top():
+    tree = ast.parse(Path(recall_mod.__file__).read_text(encoding="utf-8"))
+    top = {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
+    top |= {node.module or "" for node in tree.body if isinstance(node, ast.ImportFrom)}
+    assert top <= {"math", "re", "sqlite3", "json"}, top
+
+
+# ------------------------------------------------------------------------------------------ CLI
+def run(store, *args):
+    return CliRunner().invoke(cli, ["recall", *args], env={"RLM_MEM_DIR": str(store.root), "RLM_MEM_ACTOR": "t"})
+
+
+def test_cli_recall_text_json_and_nothing(store):
+    chunk = store.create_chunk("The staging database listens on port 5433", metadata={"project": "app"})
+    out = run(store, "which", "port", "does", "the", "staging", "database", "use?", "--project", "app")
+    assert out.exit_code == 0 and chunk.id in out.output and "5433" in out.output
+    data = json.loads(run(store, "staging database port", "--project", "app", "--json", "--depth", "summary",
+                          "--budget", "200", "--limit", "1").output)
+    assert [i["id"] for i in data["items"]] == [chunk.id] and data["depth"] == "summary"
+    assert data["tokens"] <= 200
+    nothing = run(store, "Bump the version in pyproject.toml to 1.4.0", "--all-projects")
+    assert nothing.exit_code == 0 and nothing.output.strip() in ("", "No memory is relevant enough to this question.")
+    assert run(store, "x", "--depth", "nope").exit_code == 2
+    assert run(store).exit_code == 2
+
+
+# ------------------------------------------------------------------------------------------ dates in text
+@pytest.mark.parametrize("text, spans", [
+    ("on 8 May, 2023", [(date(2023, 5, 8), date(2023, 5, 8))]),
+    ("on October 13, 2023?", [(date(2023, 10, 13), date(2023, 10, 13))]),
+    ("in December 2023", [(date(2023, 12, 1), date(2023, 12, 31))]),
+    ("camping in June", [("month", 6)]),
+    ("in 2022", [(date(2022, 1, 1), date(2022, 12, 31))]),
+    ("2024-02-29", [(date(2024, 2, 29), date(2024, 2, 29))]),
+    ("may I ask", []),
+    ("31 February 2023", []),
+])
+def test_absolute_dates(text, spans):
+    assert timeref.absolute_spans(text) == spans
+
+
+@pytest.mark.parametrize("phrase, first, last", [
+    ("yesterday", date(2023, 5, 7), date(2023, 5, 7)),
+    ("last week", date(2023, 5, 1), date(2023, 5, 7)),
+    ("last weekend", date(2023, 5, 6), date(2023, 5, 7)),
+    ("last Friday", date(2023, 5, 5), date(2023, 5, 5)),
+    ("last month", date(2023, 4, 1), date(2023, 4, 30)),
+    ("next month", date(2023, 6, 1), date(2023, 6, 30)),
+    ("last year", date(2022, 1, 1), date(2022, 12, 31)),
+    ("two weeks ago", date(2023, 4, 21), date(2023, 4, 27)),
+])
+def test_relative_dates_resolve_against_the_day_said(phrase, first, last):
+    monday = date(2023, 5, 8)
+    assert timeref.relative_spans(f"I did it {phrase}.", monday) == [(phrase, first, last)]
+
+
+def test_without_dates_keeps_other_words():
+    assert timeref.without_dates("What did Gina find on 1 February, 2023 for her store?").split() == \
+        "What did Gina find on for her store?".split()
+    assert timeref.without_dates("may I go") == "may I go"
+
+
+def test_a_long_memory_is_shown_as_the_part_about_the_prompt(store):
+    story = " ".join(f"Step {i} of the migration touched the reporting tables." for i in range(40))
+    story += " The rollback plan is to restore the nightly snapshot of the ledger database."
+    chunk = store.create_chunk(story, metadata={"project": "app"})
+    result = ask(store, "rollback of the ledger database?")
+    item = result.items[0]
+    assert item.id == chunk.id and "restore the nightly snapshot of the ledger database" in item.text
+    assert len(item.text) <= recall_mod.MAX_ITEM_CHARS + 40 and item.text.startswith("…")
+    assert len(ask(store, "rollback of the ledger database?", depth="complete",
+                   budget_tokens=5000).items[0].text) > len(story)
+
+
+def test_a_prompt_about_yesterday_favours_what_was_said_yesterday(store):
+    older, recent = store.create_many([spec("We chose the blue palette for the onboarding screens", days=20),
+                                       spec("We chose the teal palette for the onboarding screens", days=1)])
+    result = ask(store, "which palette did we choose yesterday for onboarding?")
+    assert ids(result)[0] == recent.id and "date" in result.items[0].why
