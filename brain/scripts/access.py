@@ -7,26 +7,28 @@ log grows past FOLD_THRESHOLD lines) so a read-mostly week does not churn a git 
 """
 import json
 import os
-from pathlib import Path
+import time
 
-from .chunk import utc_now
 from .fsutil import append_line
 
 LOG_NAME = "access_log.jsonl"
 FOLD_THRESHOLD = 2000
 
 
-def log_path(root: Path) -> Path:
+def log_path(root):
+    from pathlib import Path  # lazily: record_access runs in the UserPromptSubmit hook, where pathlib costs ms
+
     return Path(root) / "index" / LOG_NAME
 
 
-def record_access(root: Path, ids, when: str | None = None) -> None:
+def record_access(root, ids, when: str | None = None) -> None:
     ids = [i for i in dict.fromkeys(ids) if i]
     if ids:
-        append_line(log_path(root), json.dumps({"t": when or utc_now(), "ids": ids}))
+        line = json.dumps({"t": when or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ids": ids})
+        append_line(os.path.join(os.fspath(root), "index", LOG_NAME), line)
 
 
-def _read(path: Path) -> dict:
+def _read(path) -> dict:
     pending = {}
     try:
         data = path.read_bytes().decode("utf-8", errors="replace")
@@ -55,19 +57,20 @@ def _add(into: dict, more: dict) -> dict:
     return into
 
 
-def pending_access(root: Path) -> dict:
+def pending_access(root) -> dict:
     """id -> (extra access count, latest access time) not in the chunk files (log, fold in progress, state)."""
-    root = Path(root)
     pending = _read(log_path(root))
     _add(pending, _read(log_path(root).with_suffix(".folding")))
     return _add(pending, read_state(root))
 
 
-def state_path(root: Path) -> Path:
+def state_path(root):
+    from pathlib import Path
+
     return Path(root) / "index" / "access_state.json"
 
 
-def read_state(root: Path) -> dict:
+def read_state(root) -> dict:
     """Counts folded out of git's way (stores shared through git): id -> (count, last access)."""
     try:
         raw = json.loads(state_path(root).read_text(encoding="utf-8"))
@@ -76,15 +79,17 @@ def read_state(root: Path) -> dict:
         return {}
 
 
-def merge_into_state(root: Path, pending: dict) -> None:
+def merge_into_state(root, pending: dict) -> None:
     from .fsutil import atomic_write_json
 
     state = _add(read_state(root), {k: v for k, v in pending.items() if k})
     atomic_write_json(state_path(root), {"version": 1, "entries": {k: list(v) for k, v in sorted(state.items())}})
 
 
-def in_git_repository(root: Path) -> bool:
+def in_git_repository(root) -> bool:
     """True when the memory folder is inside a git work tree (a store shared with a team)."""
+    from pathlib import Path
+
     folder = Path(root).resolve()
     for candidate in (folder, *folder.parents):
         if (candidate / ".git").exists():
@@ -92,7 +97,7 @@ def in_git_repository(root: Path) -> bool:
     return False
 
 
-def pending_lines(root: Path) -> int:
+def pending_lines(root) -> int:
     try:
         with open(log_path(root), "rb") as fh:
             return sum(1 for _ in fh)
@@ -113,7 +118,7 @@ def apply_pending(chunk: dict, pending: dict) -> dict:
     return dict(chunk, metadata=md)
 
 
-def take_for_fold(root: Path) -> dict:
+def take_for_fold(root) -> dict:
     """Move the log aside (new appends start a fresh log) and return what it held (state excluded).
 
     Call under the store lock."""
@@ -128,7 +133,7 @@ def take_for_fold(root: Path) -> dict:
     return _read(folding)
 
 
-def finish_fold(root: Path) -> None:
+def finish_fold(root) -> None:
     try:
         os.unlink(log_path(root).with_suffix(".folding"))
     except FileNotFoundError:

@@ -4,21 +4,19 @@ One small file per session in state/queue/ (no shared file, no lock), and per-se
 state/captured/. Hooks import this module, so it uses only os/json (no pathlib, no subprocess until a worker is
 actually started).
 """
-import json
 import os
-import re
 import sys
 import time
 
 from .fasthash import sha1
 from .fsutil import atomic_write_json, read_json
 
-_SAFE = re.compile(r"[^A-Za-z0-9_.-]")
+_SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def safe_name(session_id: str) -> str:
-    name = _SAFE.sub("_", session_id)[:80]
+    name = "".join(ch if ch in _SAFE_CHARS else "_" for ch in session_id)[:80]
     if name != session_id:
         name += "-" + sha1(session_id.encode("utf-8")).hexdigest()[:8]
     return name or "session"

@@ -5,9 +5,10 @@ crash never sees half a file. Read-modify-write sequences take one sidecar lock 
 Files are created owner-readable only: memories are personal data.
 Hooks import this module, so it uses os.path and no tempfile/pathlib (each costs milliseconds at start-up).
 """
-import json
 import os
 from contextlib import contextmanager
+
+from . import fastjson
 
 from .errors import StoreBusy, StoreUnwritable
 
@@ -67,13 +68,15 @@ def atomic_write_text(path, text: str, *, fsync: bool = True) -> None:
 
 
 def atomic_write_json(path, value, *, indent=2, fsync: bool = True) -> None:
+    import json  # pretty-printing needs the real module; reads on the hot path use fastjson
+
     text = json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=False)
     atomic_write_text(path, text + "\n", fsync=fsync)
 
 
 def read_json(path):
     with open(path, "rb") as fh:
-        return json.loads(fh.read().decode("utf-8"))
+        return fastjson.loads(fh.read().decode("utf-8"))
 
 
 def append_line(path, line: str) -> None:
@@ -99,6 +102,7 @@ def store_lock(root, timeout: float | None = None):
         ensure_dir(lock_dir)
     except OSError as exc:
         raise StoreUnwritable(f"cannot create {lock_dir}: {exc.strerror or exc}") from exc
+    # owner-only like every file here; a 10 ms poll (default 50) hands the lock on quickly when writers queue up
     lock = FileLock(os.path.join(lock_dir, ".store.lock"), timeout=DEFAULT_LOCK_TIMEOUT if timeout is None else timeout,
                     mode=FILE_MODE, poll_interval=0.01)
     try:

@@ -7,10 +7,11 @@ Claude Code shows the MEMORY_CANDIDATES (on stderr) to the person, and nothing i
 Only stdlib modules load at import; each handler imports what it needs. No pathlib, dataclasses or logging
 on this path: each costs milliseconds, and SessionStart / UserPromptSubmit must stay near a bare interpreter.
 """
-import json
 import os
 import signal
 import sys
+
+from . import fastjson
 
 MAX_STDIN = 16 * 1024 * 1024
 CONTEXT_CAP = 9_500  # Claude Code replaces additionalContext over 10,000 characters by a preview
@@ -38,7 +39,7 @@ class HookInput:
     @classmethod
     def parse(cls, event: str, raw: bytes) -> "HookInput":
         try:
-            data = json.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
+            data = fastjson.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
         except ValueError:
             raise HookInputError("stdin is not JSON") from None
         if not isinstance(data, dict):
@@ -56,8 +57,7 @@ class HookInputError(ValueError):
 def envelope(event: str, context: str) -> str:
     if len(context) > CONTEXT_CAP:
         context = context[: CONTEXT_CAP - 40].rstrip() + "\n[rlm-mem: context trimmed to fit]"
-    return json.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": context}},
-                      ensure_ascii=False)
+    return fastjson.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": context}})
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -97,7 +97,7 @@ def context_use(transcript_path: str, window: int = 200_000) -> str:
         if '"usage"' not in line:
             continue
         try:
-            usage = json.loads(line)["message"]["usage"]
+            usage = fastjson.loads(line)["message"]["usage"]
             used = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
                                                         "cache_creation_input_tokens"))
         except (ValueError, KeyError, TypeError, AttributeError):

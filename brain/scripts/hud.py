@@ -2,14 +2,13 @@
 
 Formats follow /reference/livehud.md. State lives at `<memory root>/state/hud.json`:
 `{"mode": "Base", "sliders": {"Verbosity_Boost": 28, ...}}`. A hook renders the HUD on every session start, so
-this module imports only the stdlib and never raises on a missing or damaged state file.
+this module imports only the stdlib (no `json`/`re` until a slider command needs them) and never raises on a missing or damaged state file.
 """
-import json
 import math
-import re
 import os
 from collections import namedtuple
 
+from . import fastjson
 from .fsutil import atomic_write_json
 from .textwidth import display_width, pad, truncate
 
@@ -46,7 +45,7 @@ CUSTOM_VIBE = "Elevated"
 
 
 def _norm(name: str) -> str:
-    return re.sub(r"[\s_\-]+", "_", str(name).strip().lower())
+    return "_".join(str(name).strip().lower().replace("-", " ").replace("_", " ").split())
 
 
 _BY_NAME = {}
@@ -83,7 +82,7 @@ def load_hud_state(root) -> dict:
     state = default_state()
     try:
         with open(state_path(root), encoding="utf-8") as fh:
-            raw = json.loads(fh.read())
+            raw = fastjson.loads(fh.read())
     except (OSError, ValueError):
         return state
     if not isinstance(raw, dict):
@@ -162,6 +161,8 @@ def reset(state: dict) -> dict:
 
 def _alternation(names) -> str:
     # Longest first so "tech_depth" wins over "tech"; underscores may be typed as spaces or hyphens.
+    import re
+
     return "|".join(re.escape(n).replace("_", r"[\s_\-]") for n in sorted(names, key=len, reverse=True))
 
 
@@ -171,6 +172,8 @@ _PATTERNS = {}
 def _patterns() -> dict:
     """The command regexes, compiled on first use: rendering the HUD (every session start) never needs them."""
     if not _PATTERNS:
+        import re  # only prompts that may hold a slider command get here
+
         slider_names = _alternation([s.label.lower() for s in SLIDERS] + [s.key.lower() for s in SLIDERS])
         mode_names = _alternation([m.lower() for m in MODES])
         _PATTERNS.update(
@@ -232,7 +235,7 @@ def apply_prompt_commands(root, prompt: str) -> bool:
     if not actions:
         return False  # the common case: no disk access at all
     before = load_hud_state(root)
-    after = apply_commands(json.loads(json.dumps(before)), actions)
+    after = apply_commands(fastjson.loads(fastjson.dumps(before)), actions)
     if after == before:
         return False
     save_hud_state(root, after)
@@ -241,14 +244,21 @@ def apply_prompt_commands(root, prompt: str) -> bool:
 
 # --- rendering -------------------------------------------------------------------------------------------------
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_CONTROL = dict.fromkeys([*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029], " ")
 _NO_ACCESS = {"no_tool_access": "No tool access", "no_access": "No tool access", "no_memory_access": "No tool access",
               "inaccessible": "Inaccessible", "unavailable": "Inaccessible"}
 
 
 def _one_line(text) -> str:
-    return " ".join(_CONTROL.sub(" ", str(text or "")).split())
+    return " ".join(str(text or "").translate(_CONTROL).split())
+
+
+def _first_sentence(text: str) -> str:
+    """Up to the first ".", "!", "?" or ";" that a space follows (the text is already on one line)."""
+    for i, ch in enumerate(text[:-1]):
+        if ch in ".!?;" and text[i + 1] == " ":
+            return text[: i + 1]
+    return text
 
 
 def gauge_words(text: str, lo: int = 3, hi: int = 9) -> str:
@@ -258,7 +268,7 @@ def gauge_words(text: str, lo: int = 3, hi: int = 9) -> str:
     cut one); otherwise the first `hi` words, with "…" when words were dropped. Shorter text is kept as it is.
     """
     text = _one_line(text)
-    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    first = _first_sentence(text)
     if first != text and lo <= len(first.split()) <= hi:
         return first.rstrip(".;")
     words = text.split()

@@ -10,8 +10,9 @@ Order (first that applies wins):
 5. the bundle's own `brain/memory/` (the bundle copied into a skills folder).
 Hooks import this module: os.path only.
 """
-import json
 import os
+
+from . import fastjson
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUNDLE_MEMORY = os.path.join(BUNDLE_ROOT, "brain", "memory")
@@ -26,7 +27,7 @@ def _project_memory_dir(cwd: str):
         if os.path.isfile(cfg):
             try:
                 with open(cfg, encoding="utf-8") as fh:
-                    value = json.load(fh).get("memory_dir")
+                    value = fastjson.loads(fh.read()).get("memory_dir")
             except (OSError, ValueError, AttributeError):
                 return None
             if isinstance(value, str) and value:

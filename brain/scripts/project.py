@@ -15,11 +15,10 @@ Named ids (1–3) are the slug of the name, with no hash: they are meant to be e
 Off switch: `.rlm-mem.json` at the project root with `{"enabled": false}`, or `RLM_MEM_DISABLE=1` in the
 environment. A config file that cannot be read counts as "off": it may be the person's attempt to switch memory off.
 """
-import json
 import os
-import re
 from collections import namedtuple
 
+from . import fastjson
 from .fasthash import sha256
 from .errors import RlmMemError
 
@@ -41,9 +40,20 @@ class ProjectConfigError(RlmMemError, ValueError):
     """`.rlm-mem.json` exists but is not a JSON object, so it cannot be updated safely."""
 
 
+_SLUG_KEEP = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
 def slug(name: str) -> str:
-    text = re.sub(r"[^a-z0-9._-]+", "-", str(name).strip().lower()).strip("-.")
-    return text or "project"
+    """Lowercase; every run of other characters becomes one "-" (a loop, not `re`: this runs in every hook)."""
+    out, gap = [], False
+    for ch in str(name).strip().lower():
+        if ch in _SLUG_KEEP:
+            out.append(ch)
+            gap = False
+        elif not gap:
+            out.append("-")
+            gap = True
+    return "".join(out).strip("-.") or "project"
 
 
 def _short_hash(path: str) -> str:
@@ -112,7 +122,7 @@ def read_config(root) -> dict:
     except OSError as exc:
         raise ProjectConfigError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        value = json.loads(text)
+        value = fastjson.loads(text)
     except ValueError as exc:
         raise ProjectConfigError(f"{path} is not valid JSON ({exc}); fix or delete it") from exc
     if not isinstance(value, dict):
