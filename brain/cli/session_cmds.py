@@ -136,7 +136,7 @@ def register(cli):
     @pass_env
     def statusline(env):
         """One-line HUD for Claude Code's status line (reads the status JSON on stdin when given)."""
-        from brain.scripts.capture import pending_count
+        from brain.scripts.capture_queue import pending_count
         from brain.scripts.hud import load_hud_state, render_statusline
 
         payload = {}
@@ -145,11 +145,9 @@ def register(cli):
                 payload = json.loads(sys.stdin.read(1_000_000) or "{}")
             except ValueError:
                 payload = {}
-        rows = _session_rows(env, payload.get("cwd") if isinstance(payload, dict) else None)
-        from brain.scripts.session_context import _intent, _latest_session
-
-        click.echo(render_statusline(load_hud_state(env.root), len(rows), pending_count(env.root),
-                                     _intent(_latest_session(rows)) or "Fresh session"))
+        brief = _brief(env, payload.get("cwd") if isinstance(payload, dict) else None)
+        click.echo(render_statusline(load_hud_state(env.root), brief.get("loaded", 0), pending_count(env.root),
+                                     brief.get("intent") or brief.get("past") or "Fresh session"))
 
     @cli.command()
     @json_option
@@ -214,14 +212,16 @@ def _switch(project_dir, enabled: bool):
     click.echo(f"memory {'on' if enabled else 'off'} for {info.name} ({path})")
 
 
-def _session_rows(env, cwd=None):
-    from brain.scripts.core import select_for_session
+def _brief(env, cwd=None) -> dict:
     from brain.scripts.project import project_id
+    from brain.scripts.session_context import current_brief
 
+    if not (Path(env.root) / "index").is_dir():
+        return {}
     try:
-        return select_for_session(env.root, project_id(cwd or os.getcwd()).id)
-    except Exception:  # no index yet: an empty HUD is still a HUD
-        return []
+        return current_brief(env.root, project_id(cwd or os.getcwd()), writable=os.access(env.root, os.W_OK))
+    except Exception:  # no usable index yet: an empty HUD is still a HUD
+        return {}
 
 
 def _render_hud(env) -> str:
@@ -230,5 +230,4 @@ def _render_hud(env) -> str:
     class _NoSession:
         transcript_path = ""
 
-    rows = _session_rows(env)
-    return hud_text(env.root, _NoSession(), active=True, rows=rows)
+    return hud_text(env.root, _NoSession(), active=True, brief=_brief(env))

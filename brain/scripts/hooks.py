@@ -8,8 +8,12 @@ Only stdlib modules load at import; each handler imports what it needs. No pathl
 on this path: each costs milliseconds, and SessionStart / UserPromptSubmit must stay near a bare interpreter.
 """
 import os
-import signal
 import sys
+
+try:  # the C module: `signal` wraps it in enums, and importing `enum` costs ~3 ms of a hook's start
+    import _signal as signal
+except ImportError:  # pragma: no cover - other interpreters
+    import signal
 
 from . import fastjson
 
@@ -143,9 +147,11 @@ def user_prompt_submit(inp: HookInput):
         except OSError:
             changed = False
     if changed:
-        from .session_context import hud_text
+        from .session_context import current_brief, hud_text
 
-        parts.append("LiveHud sliders changed by this prompt; current LiveHud:\n" + hud_text(root, inp, active=True))
+        brief = current_brief(root, project, max_sensitivity=_max_sensitivity())
+        parts.append("LiveHud sliders changed by this prompt; current LiveHud:\n"
+                      + hud_text(root, inp, active=True, brief=brief))
     from .recall import recall
 
     result = recall(root, inp.prompt, project=project.id, max_sensitivity=_max_sensitivity())

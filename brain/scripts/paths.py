@@ -81,3 +81,17 @@ def remember_plugin_location(root) -> None:
             fh.write(root + "\n")
     except OSError:
         pass
+
+
+def month_fingerprint(root) -> dict:
+    """Each chunks/YYYY-MM folder's mtime: one stat per month tells whether any chunk file came or went."""
+    out = {}
+    try:
+        entries = os.scandir(os.path.join(os.fspath(root), "chunks"))
+    except OSError:
+        return out
+    with entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                out[entry.name] = entry.stat(follow_symlinks=False).st_mtime_ns
+    return out

@@ -2,9 +2,10 @@
 
 A LiveHud with real values, then the memory of this project, fenced as reference data: the few most important
 items in full (pinned, corrections, the last session's open work, recent decisions and preferences) and a compact
-index of the rest (id, date, type, one line) that `rlm-mem get ID --depth full` expands. Before selecting, it
-brings the derived index up to date, queues earlier sessions that were never captured, and starts a detached
-worker (capture, gardening) when there is work; none of that waits.
+index of the rest (id, date, type, one line) that `rlm-mem get ID --depth full` expands. It also queues earlier
+sessions that were never captured and starts a detached worker (capture, gardening) when there is work; none of
+that waits. The selection is kept in state/brief/ and reused while no chunk file changed (one stat per month
+folder tells), so a typical start costs no SQLite and no ranking.
 """
 import os
 import sys
@@ -37,23 +38,28 @@ def _intent(row) -> str:
     return ""
 
 
-def hud_text(root, inp, *, active: bool, rows=(), loaded=None, memory_status=None) -> str:
-    from .capture_queue import pending_count
+def gauges(rows) -> dict:
+    """The LiveHud's Past / intent / Future from the selected rows (last session record first)."""
     from .depth import summary_line
-    from .hooks import context_use
-    from .hud import load_hud_state, render_hud
 
     rows = list(rows)
     last = _latest_session(rows)
     top = next((r for r in rows if r.get("kind") != "session"), None)
     past = _intent(last) or (summary_line({"content": top["content"], "metadata": {}}, 60) if top else "")
-    present = _intent(last) if active and last else ""
     future = _follow_up(last) or next((summary_line({"content": r["content"], "metadata": {}}, 60)
                                        for r in rows if r.get("category") == "future"), "")
-    return render_hud(session_active=active, state=load_hud_state(root), past=past or "Fresh session",
-                      present=present, future=future, loaded=len(rows) if loaded is None else loaded,
-                      pending=pending_count(root), context=context_use(inp.transcript_path),
-                      memory_status=memory_status)
+    return {"past": past, "intent": _intent(last), "future": future, "loaded": len(rows)}
+
+
+def hud_text(root, inp, *, active: bool, brief: dict, memory_status=None) -> str:
+    from .capture_queue import pending_count
+    from .hooks import context_use
+    from .hud import load_hud_state, render_hud
+
+    return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
+                      present=brief.get("intent", "") if active else "", future=brief.get("future", ""),
+                      loaded=brief.get("loaded", 0), pending=pending_count(root),
+                      context=context_use(inp.transcript_path), memory_status=memory_status)
 
 
 def _row_dict(row) -> dict:
@@ -117,39 +123,98 @@ def background_work(root, inp) -> None:
         pass
 
 
-def build_session_context(root, project, inp, *, max_sensitivity: str = "medium") -> str:
+BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
+
+
+def _brief_path(root, project_id: str, max_sensitivity: str) -> str:
+    from .capture_queue import safe_name
+
+    return os.path.join(os.fspath(root), "state", "brief", f"{safe_name(project_id)}.{max_sensitivity}.json")
+
+
+def _store_fingerprint(root) -> str:
+    from .paths import month_fingerprint
+
+    return repr(sorted(month_fingerprint(root).items()))
+
+
+def cached_brief(root, project_id: str, max_sensitivity: str):
+    """The brief computed at an earlier start, if no chunk file came, went or changed since (None otherwise).
+
+    The check is one stat per month folder: a cache hit costs no SQLite, no ranking, no regex."""
+    import time
+
+    from .fsutil import read_json
+
+    try:
+        brief = read_json(_brief_path(root, project_id, max_sensitivity))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(brief, dict) or time.time() - float(brief.get("made", 0)) > BRIEF_MAX_AGE:
+        return None
+    return brief if brief.get("fingerprint") == _store_fingerprint(root) else None
+
+
+def compute_brief(root, project, *, max_sensitivity: str) -> dict:
+    """Select and render this project's memory for a session start (the live path)."""
+    import time
+
     from .core import select_for_session
     from .fence import fence
-    from .search_index import connect
+    from .search_index import chunk_count, connect, is_stale
 
-    memory_status = None
-    if os.path.isdir(root) and not os.access(root, os.W_OK):
-        memory_status = "Inaccessible"
-    else:
-        from .search_index import is_stale
+    if is_stale(root):  # files changed behind our back (a git pull, a crash): re-index just those months
+        try:
+            from .store import ChunkStore
 
-        if is_stale(root):  # files changed behind our back (a git pull, a crash): re-index just those months
-            try:
-                from .store import ChunkStore
-
-                ChunkStore(root).sync_derived()
-            except Exception as exc:  # a stale index still serves; doctor will tell
-                sys.stderr.write(f"rlm-mem: index sync skipped: {exc}\n")
-        background_work(root, inp)
+            ChunkStore(root).sync_derived()
+        except Exception as exc:  # a stale index still serves; doctor will tell
+            sys.stderr.write(f"rlm-mem: index sync skipped: {exc}\n")
+    fingerprint = _store_fingerprint(root)
     rows = select_for_session(root, project.id, max_sensitivity=max_sensitivity)
     total = None
     conn = connect(root, readonly=True)
     if conn is not None:
         try:
-            total = conn.execute("SELECT count(*) FROM chunks").fetchone()[0]
+            total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
         finally:
             conn.close()
-    active = inp.source in ("resume", "compact")
-    hud = hud_text(root, inp, active=active, rows=rows, memory_status=memory_status)
-    parts = ["rlm-mem LiveHud for this session (the rlm-mem skill shows it first):", hud]
     memory = render_memory(rows, project.name, total)
-    if memory:
-        parts.append(fence(memory, label="session-start"))
-    elif not total:
+    brief = dict(gauges(rows), total=total or 0, made=time.time(), fingerprint=fingerprint,
+                 memory=fence(memory, label="session-start") if memory else "")
+    return brief
+
+
+def save_brief(root, project_id: str, max_sensitivity: str, brief: dict) -> None:
+    from .fsutil import atomic_write_json
+
+    try:
+        atomic_write_json(_brief_path(root, project_id, max_sensitivity), brief, indent=None, fsync=False)
+    except (OSError, ValueError):
+        pass  # a cache: the next start computes it again
+
+
+def current_brief(root, project, *, max_sensitivity: str = "medium", writable: bool = True) -> dict:
+    brief = cached_brief(root, project.id, max_sensitivity)
+    if brief is None:
+        brief = compute_brief(root, project, max_sensitivity=max_sensitivity)
+        if writable:
+            save_brief(root, project.id, max_sensitivity, brief)
+    return brief
+
+
+def build_session_context(root, project, inp, *, max_sensitivity: str = "medium") -> str:
+    memory_status = None
+    if os.path.isdir(root) and not os.access(root, os.W_OK):
+        memory_status = "Inaccessible"
+    else:
+        background_work(root, inp)
+    brief = current_brief(root, project, max_sensitivity=max_sensitivity, writable=memory_status is None)
+    active = inp.source in ("resume", "compact")
+    hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)
+    parts = ["rlm-mem LiveHud for this session (the rlm-mem skill shows it first):", hud]
+    if brief.get("memory"):
+        parts.append(brief["memory"])
+    elif not brief.get("total"):
         parts.append("rlm-mem: no memories stored yet for this project.")
     return "\n\n".join(parts)

@@ -1,0 +1,212 @@
+"""Crash safety: kill -9 at any instant leaves no broken chunk file, loses nothing reported as saved, and leaves
+nothing derived that `doctor --repair` cannot fix.
+
+Writer processes create (one by one and in bulk), update, archive, restore and delete chunks in a loop, printing
+an id only after the call returned. A maintenance process folds access counts and rebuilds the indexes. All are
+SIGKILLed at random moments, round after round, each round starting on whatever the last one left.
+"""
+import json
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from click.testing import CliRunner
+
+from brain.cli.main import cli
+from brain.scripts.doctor import check_store
+from brain.scripts.indexes import JsonIndexes
+from brain.scripts.store import ChunkStore
+from brain.scripts.validation import schema_errors
+
+REPO = Path(__file__).resolve().parents[1]
+
+WRITER = r"""
+import random, sys
+from brain.scripts.store import ChunkStore
+
+root, wid, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
+rng = random.Random(seed)
+store = ChunkStore(root, actor=f"writer-{wid}")
+WORDS = ["port", "deploy", "staging", "cache", "schema", "retry", "backup", "review"]
+state = {}
+
+def say(mark, cid):
+    print(mark, cid, flush=True)
+
+i = 0
+while True:
+    i += 1
+    r = rng.random()
+    live = [c for c, s in state.items() if s == "live"]
+    archived = [c for c, s in state.items() if s == "archived"]
+    if r < 0.5 or not live:
+        chunk = store.create_chunk(f"writer {wid} memory {i} about {rng.choice(WORDS)}",
+                                   conversation_id=f"conv-{rng.randrange(2)}", tags=["shared", rng.choice(WORDS)])
+        say("C", chunk.id)
+        state[chunk.id] = "live"
+    elif r < 0.6:  # more than 8 specs: the bulk path (no per-file fsync, one sync before the commit)
+        specs = [dict(content=f"writer {wid} batch {i}.{j} on {rng.choice(WORDS)}", conversation_id="conv-0",
+                      tags=["shared", "batch"]) for j in range(10)]
+        for chunk in store.create_many(specs):
+            say("C", chunk.id)
+            state[chunk.id] = "live"
+    elif r < 0.72:
+        cid = rng.choice(live)
+        store.update_chunk(cid, content=f"writer {wid} revised {cid} at {i}", tags=["shared", "revised"])
+    elif r < 0.8:
+        cid = rng.choice(live)
+        say("?", cid)
+        store.delete_chunk(cid)
+        say("A", cid)
+        state[cid] = "archived"
+    elif r < 0.86 and archived:
+        cid = rng.choice(archived)
+        say("?", cid)
+        store.restore_chunk(cid)
+        say("C", cid)
+        state[cid] = "live"
+    elif r < 0.92:
+        cid = rng.choice(live + archived)
+        say("?", cid)
+        store.delete_chunk(cid, permanent=True)
+        say("D", cid)
+        del state[cid]
+    else:
+        store.get_chunk(rng.choice(live))
+"""
+
+MAINTAINER = r"""
+import sys, time
+from brain.scripts.store import ChunkStore
+
+store = ChunkStore(sys.argv[1], actor="maintainer")
+while True:
+    store.fold_access()
+    store.reindex()
+    store.sync_derived()
+"""
+
+LINE = re.compile(r"\A([CAD?]) (chunk-\d{4}-\d{2}-\d{2}-[0-9a-f]{8})\Z")
+
+
+def slow_enabled(config) -> bool:
+    markexpr = config.getoption("markexpr") or ""
+    return os.environ.get("RLM_MEM_SLOW") == "1" or ("slow" in markexpr and "not slow" not in markexpr)
+
+
+def kill_rounds(root: Path, logs: Path, rounds: int, writers: int, rng: random.Random) -> list:
+    """Run the rounds; return every writer's output, in order."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), RLM_MEM_LOCK_TIMEOUT="30")
+    outputs = []
+    for n in range(rounds):
+        procs = []
+        for w in range(writers):
+            out = logs / f"round{n}-writer{w}.txt"
+            with open(out, "w") as fh:
+                procs.append((subprocess.Popen([sys.executable, "-c", WRITER, str(root), f"{n}.{w}",
+                                                str(rng.randrange(10**9))], cwd=REPO, env=env, stdout=fh,
+                                               stderr=subprocess.PIPE), out))
+        with open(logs / f"round{n}-maintainer.txt", "w") as fh:
+            procs.append((subprocess.Popen([sys.executable, "-c", MAINTAINER, str(root)], cwd=REPO, env=env,
+                                           stdout=fh, stderr=subprocess.PIPE), None))
+        started = time.monotonic()
+        for when, (proc, _) in sorted((rng.uniform(0.25, 1.5), p) for p in procs):
+            time.sleep(max(0.0, started + when - time.monotonic()))
+            if proc.poll() is not None:  # it died by itself: that is a bug, show why
+                pytest.fail(f"a process exited on its own:\n{proc.stderr.read().decode()[-3000:]}")
+            proc.send_signal(signal.SIGKILL)
+        for proc, out in procs:
+            proc.wait()
+            proc.stderr.close()
+            if out is not None:
+                outputs.append(out.read_text())
+    return outputs
+
+
+def expected_states(outputs: list) -> dict:
+    """id -> live | archived | gone | unknown (killed while changing it), from what the writers printed."""
+    state = {}
+    for text in outputs:
+        for line in text.splitlines():
+            m = LINE.match(line)
+            if m:  # a torn last line (killed while printing) is ignored: its call had returned anyway
+                state[m.group(2)] = {"C": "live", "A": "archived", "D": "gone", "?": "unknown"}[m.group(1)]
+    return state
+
+
+def assert_no_broken_chunk_file(root: Path) -> int:
+    paths = sorted((root / "chunks").glob("*/chunk-*.json")) + sorted((root / "archive").glob("chunk-*.json"))
+    for path in paths:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert schema_errors("chunk", data) == [], path
+        assert data["id"] == path.stem, path
+    return len(paths)
+
+
+def crash_and_recover(tmp_path: Path, rounds: int, writers: int, seed: int) -> None:
+    root, logs = tmp_path / "mem", tmp_path / "logs"
+    logs.mkdir()
+    outputs = kill_rounds(root, logs, rounds, writers, random.Random(seed))
+    state = expected_states(outputs)
+    assert sum(s == "live" for s in state.values()) > rounds, "the writers hardly wrote: the test proves nothing"
+    assert_no_broken_chunk_file(root)
+
+    runner = CliRunner()
+    repaired = runner.invoke(cli, ["--dir", str(root), "doctor", "--repair"])
+    assert repaired.exit_code == 0, repaired.output
+    again = runner.invoke(cli, ["--dir", str(root), "doctor", "--json"])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout)["ok"] is True
+    assert not (root / "quarantine").exists(), "repair had to set a broken chunk file aside"
+
+    store = ChunkStore(root)
+    for cid, s in state.items():
+        live, archived = store.chunk_path(cid).is_file(), store.archive_path(cid).is_file()
+        if s == "live":
+            assert live and not archived, f"{cid} was reported saved but is {'archived' if archived else 'lost'}"
+        elif s == "archived":
+            assert archived and not live, cid
+        elif s == "gone":
+            assert not live and not archived, cid
+        else:
+            assert not (live and archived), cid
+    indexed = set(json.loads((store.index_dir / "metadata_index.json").read_text())["chunks"])
+    assert {cid for cid, s in state.items() if s == "live"} <= indexed
+
+
+def test_kill_nine_rounds(tmp_path):
+    crash_and_recover(tmp_path, rounds=8, writers=3, seed=20260)
+
+
+@pytest.mark.slow
+def test_kill_nine_many_rounds(tmp_path, request):
+    if not slow_enabled(request.config):
+        pytest.skip("long variant: run with -m slow or RLM_MEM_SLOW=1")
+    crash_and_recover(tmp_path, rounds=40, writers=4, seed=int(time.time()))
+
+
+@pytest.mark.parametrize("dies_in", ["json_save", "index_commit"])
+def test_writer_dying_between_index_writes_heals_on_next_write(tmp_path, dies_in):
+    """The JSON indexes and the search index are written one after the other; dying in between must leave a
+    state the next ordinary write repairs by itself (no doctor needed)."""
+    from brain.scripts import search_index
+
+    store = ChunkStore(tmp_path / "mem")
+    first = store.create_chunk("first memory about the deploy", tags=["deploy"]).id
+    target = (JsonIndexes, "save") if dies_in == "json_save" else (search_index, "set_meta")
+    with mock.patch.object(*target, side_effect=KeyboardInterrupt("killed")):
+        with pytest.raises(KeyboardInterrupt):
+            store.create_chunk("second memory, written as the process died", tags=["deploy"])
+    second = next(p.stem for p in store.iter_chunk_paths() if p.stem != first)  # the file itself is whole
+    third = store.create_chunk("third memory after the restart", tags=["deploy"]).id
+    report = check_store(store)
+    assert report.ok, [p.to_dict() for p in report.problems]
+    indexed = json.loads((store.index_dir / "metadata_index.json").read_text())["chunks"]
+    assert {first, second, third} <= set(indexed)

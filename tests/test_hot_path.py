@@ -1,0 +1,64 @@
+"""The hooks that run on every session start and every prompt load only what they need (issue 8's targets depend
+on it). Checked with `python -X importtime` on the real hook entry, as Claude Code runs it."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from brain.scripts import ChunkStore
+from brain.scripts.simulate import BUNDLE_ROOT, fire
+
+sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
+from demo import SESSION_1, write_transcript  # noqa: E402
+
+NEVER = {"pathlib", "dataclasses", "logging", "typing", "tempfile", "subprocess", "inspect", "jsonschema", "yaml",
+         "click", "filelock", "frontmatter", "brain.scripts.store", "brain.scripts.garden"}
+START_ALSO_NEVER = {"re", "json", "sqlite3", "enum", "datetime", "brain.scripts.core", "brain.scripts.recall"}
+
+
+def imported(event, payload, env) -> set:
+    python = BUNDLE_ROOT / ".venv" / "bin" / "python"
+    p = subprocess.run([str(python), "-I", "-S", "-X", "importtime", str(BUNDLE_ROOT / "scripts" / "hook.py"), event],
+                       input=json.dumps(payload), capture_output=True, text=True, env=env, timeout=60)
+    assert p.returncode == 0
+    return {line.rsplit("|", 1)[1].strip() for line in p.stderr.splitlines() if line.startswith("import time:")}
+
+
+@pytest.fixture
+def captured(tmp_path, isolated_memory, monkeypatch):
+    monkeypatch.setenv("RLM_MEM_BACKGROUND", "0")
+    project = tmp_path / "project"
+    project.mkdir()
+    path = tmp_path / "s1.jsonl"
+    write_transcript(path, "s1", project, SESSION_1)
+    capture = subprocess.run([str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem"), "ingest", str(path)],
+                             capture_output=True, text=True)
+    assert capture.returncode == 0, capture.stderr
+    return {"session_id": "s2", "transcript_path": "", "cwd": str(project)}
+
+
+def test_session_start_reuses_its_brief_without_sqlite_or_regex(captured):
+    first = fire("SessionStart", dict(captured, source="startup"))[0]
+    assert "5433" in first.context
+    mods = imported("session-start", dict(captured, source="startup"), os.environ.copy())
+    assert "brain.scripts.session_context" in mods
+    assert not mods & (NEVER | START_ALSO_NEVER), sorted(mods & (NEVER | START_ALSO_NEVER))
+    again = fire("SessionStart", dict(captured, source="startup"))[0]
+    assert again.context == first.context
+
+
+def test_the_brief_is_recomputed_when_memory_changes(captured, isolated_memory):
+    before = fire("SessionStart", dict(captured, source="startup"))[0].context
+    store = ChunkStore(isolated_memory)
+    pinned = store.create_chunk("Always deploy from the release branch", metadata={"pinned": True})
+    after = fire("SessionStart", dict(captured, source="startup"))[0].context
+    assert "release branch" not in before and "release branch" in after and pinned.id in after
+
+
+def test_prompt_hook_loads_no_heavy_modules(captured):
+    mods = imported("user-prompt-submit", dict(captured, prompt="which port does the staging database use?"),
+                    os.environ.copy())
+    assert "brain.scripts.recall" in mods
+    assert not mods & NEVER, sorted(mods & NEVER)
