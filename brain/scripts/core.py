@@ -8,9 +8,9 @@ Runs inside the SessionStart hook, so it reads only index/search.db and only thr
 each group is a short walk down an index (kind+created, pinned, last_accessed, access_count), and salience is
 computed in Python on the few hundred rows those walks return, never on the whole store. Stdlib only.
 """
-import sqlite3
 from datetime import datetime, timezone
 
+from .db import sqlite3
 from .salience import ARCHIVE_BELOW, FADING, salience
 
 SENSITIVITY_ORDER = ("public", "low", "medium", "high", "hyper")

@@ -5,7 +5,6 @@ outcome  ~50 tokens: a little more, ending on what happened (session records sho
 full     the whole content
 complete the content with every field: metadata, links, tags
 """
-import json
 import re
 
 DEPTHS = ("summary", "outcome", "full", "complete")
@@ -51,4 +50,6 @@ def render(chunk: dict, depth: str = "full") -> str:
         return outcome_text(chunk)
     if depth == "full":
         return chunk.get("content", "")
+    import json  # only the "complete" depth needs it
+
     return json.dumps(chunk, indent=2, ensure_ascii=False)

@@ -19,7 +19,8 @@ a kind mark and, after the text, what its relative dates mean.
 """
 import math
 import re
-import sqlite3
+
+from .db import sqlite3
 
 DEFAULT_BUDGET_TOKENS = 900  # bench/recall_locomo.py: ~3,500 chars, past 80% of LoCoMo evidence (see bench/README.md)
 DEFAULT_LIMIT = 40

@@ -5,9 +5,10 @@ chunk files), an FTS5 table over content and tags (BM25, porter stemming), and t
 Updated inside the store's write lock on every create/update/delete; `rebuild` recreates it from the files.
 WAL mode: readers never wait for writers.
 """
-import json
 import os
-import sqlite3
+
+from . import fastjson
+from .db import sqlite3
 from .fasthash import sha1
 from .paths import month_fingerprint  # noqa: F401  (re-exported: store.py and doctor use it from here)
 
@@ -166,12 +167,12 @@ def chunk_count(conn: sqlite3.Connection) -> int:
 
 
 def set_meta(conn: sqlite3.Connection, key: str, value) -> None:
-    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, json.dumps(value)))
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)", (key, fastjson.dumps(value)))
 
 
 def get_meta(conn: sqlite3.Connection, key: str, default=None):
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
-    return json.loads(row[0]) if row else default
+    return fastjson.loads(row[0]) if row else default
 
 
 def indexed_ids(conn: sqlite3.Connection) -> dict:
