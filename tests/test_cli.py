@@ -126,3 +126,10 @@ def test_remember_records_the_project_of_the_working_directory(run, tmp_path, mo
     monkeypatch.chdir(repo / "sub")
     (chunk,) = json.loads(run("remember", "Project scoped fact", "--json").output)
     assert chunk["metadata"]["project_name"] == "repo" and chunk["metadata"]["project"].startswith("repo-")
+
+
+def test_get_accepts_the_short_id_shown_in_recalled_context(run):
+    cid = run("remember", "The staging database listens on port 5433").output.strip()
+    r = run("get", cid[-8:], "--json")
+    assert r.exit_code == 0 and json.loads(r.output)["id"] == cid
+    assert run("get", "00000000").exit_code == 1

@@ -205,8 +205,10 @@ def test_depth_levels_and_rendering(store):
     chunk = store.create_chunk(long, chunk_type="decision", metadata={"project": "app", "kind": "decision"})
     full = ask(store, "why did the ingestion workers move off Celery?", budget_tokens=2000)
     assert full.items[0].id == chunk.id
-    line = full.render().splitlines()[1]
-    assert line.startswith(f"- [{chunk.id} decision] Decision: the ingestion workers")
+    day, line = full.render().splitlines()[1:3]  # compact: the day, then the id's hex tail
+    assert day == chunk.id[6:16] and f"chunk-{day}-{line[3:11]}" == chunk.id
+    assert line.startswith(f"- [{chunk.id[-8:]} decision] Decision: the ingestion workers")
+    assert full.render_lines(compact=False).splitlines()[1].startswith(f"- [{chunk.id} decision]")
     summary = ask(store, "why did the ingestion workers move off Celery?", depth="summary")
     assert len(summary.items[0].text) < 100
     complete = ask(store, "why did the ingestion workers move off Celery?", depth="complete", budget_tokens=2000)

@@ -60,6 +60,6 @@ def register(cli):
         if as_json:
             emit_json(result.to_dict())
         elif result.items:
-            click.echo(result.render())
+            click.echo(result.render_lines(compact=False))
         else:
             click.echo("No memory is relevant enough to this question.", err=True)

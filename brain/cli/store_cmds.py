@@ -110,7 +110,11 @@ def register(cli):
     @json_option
     @pass_env
     def get(env, chunk_id, depth, archived, sensitive, as_json):
-        """Show one memory.  Example: rlm-mem get chunk-2026-02-10-a1b2c3d4 --depth full"""
+        """Show one memory (full id, or the 8-hex tail shown in recalled context).
+
+        Example: rlm-mem get chunk-2026-02-10-a1b2c3d4 --depth full
+        """
+        chunk_id = env.store.resolve_id(chunk_id)
         chunk = env.store.get_chunk(chunk_id, include_archived=archived, track=False)
         if chunk is None:
             hint = "" if archived else "; add --archived to look in the archive"

@@ -82,11 +82,17 @@ class RecallItem:
         self.tags = row["tags"].split() if row["tags"] else []
         self.score, self.text, self.why, self._row = score, text, why, row
 
-    def line(self) -> str:
+    def line(self, compact: bool = True) -> str:
+        """One line. Compact: the id's hex tail only; the day (the rest of the id) heads the group it is in."""
         marks = [] if self.kind == "turn" else [self.kind if self.kind != "memory" else self.type]
         if self.status != "active":
             marks.append(self.status)
-        return f"- [{self.id}{' ' + ', '.join(marks) if marks else ''}] {self.text}"
+        ref = self.id[-8:] if compact else self.id
+        return f"- [{ref}{' ' + ', '.join(marks) if marks else ''}] {self.text}"
+
+    @property
+    def day(self) -> str:
+        return self.id[6:16]  # the id's date: chunk-YYYY-MM-DD-hex
 
     def to_dict(self) -> dict:
         return {"id": self.id, "created": self.created, "type": self.type, "kind": self.kind,
@@ -95,7 +101,7 @@ class RecallItem:
 
 
 class RecallResult:
-    HEADER = "Best first; an id starts with the date the memory was made (`rlm-mem get ID`):"
+    HEADER = "Best first, under the day each was made; [hex] is chunk-DAY-hex for `rlm-mem get`:"
 
     def __init__(self, query: str, items: list, budget_tokens: int, depth: str, candidates: int = 0):
         self.query, self.items, self.budget_tokens, self.depth = query, items, budget_tokens, depth
@@ -103,9 +109,22 @@ class RecallResult:
 
     def render(self) -> str:
         """The plain text block to inject ("" when nothing was recalled)."""
+        return self.render_lines(compact=True)
+
+    def render_lines(self, compact: bool = True) -> str:
+        """Compact (for injected context): each item's id shortened to its hex tail under a line giving its day,
+        about 20 characters less per item, which the budget spends on more memory. Full ids otherwise."""
         if not self.items:
             return ""
-        return "\n".join([self.HEADER] + [item.line() for item in _reading_order(self.items)])
+        if not compact:
+            return "\n".join([self.HEADER.split(";")[0] + ":"] + [i.line(False) for i in _reading_order(self.items)])
+        lines, day = [self.HEADER], None
+        for item in _reading_order(self.items):
+            if item.day != day:
+                day = item.day
+                lines.append(day)
+            lines.append(item.line())
+        return "\n".join(lines)
 
     @property
     def tokens(self) -> int:
@@ -423,7 +442,7 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
         if not key or any(key == other or (len(key) >= 24 and key in other) for other in shown):
             continue
         item = RecallItem(row, score, _shown_text(row, depth, conn, words), why)
-        cost = estimate_tokens(item.line())
+        cost = estimate_tokens(item.line()) + (0 if any(i.day == item.day for i in items) else 3)  # a day line
         replaced = [i for i, other in enumerate(shown) if len(other) >= 24 and other in key]  # says it all and more
         refund = sum(estimate_tokens(items[i].line()) for i in replaced)
         if used - refund + cost > budget:

@@ -180,6 +180,18 @@ class ChunkStore:
                 pass  # a read-only store can still be read
         return Chunk.from_dict(access.apply_pending(data, pending))
 
+    def resolve_id(self, ref: str) -> str:
+        """A full id from a full id or its 8-hex tail (recalled context shows the tail under the day)."""
+        if isinstance(ref, str) and len(ref) == 8 and all(c in "0123456789abcdef" for c in ref):
+            found = sorted({p.stem for p in (*self.chunks_dir.glob(f"*/chunk-*-{ref}.json"),
+                                              *self.archive_dir.glob(f"chunk-*-{ref}.json"))})
+            if len(found) == 1:
+                return found[0]
+            if found:
+                raise InvalidChunkId(f"{ref} matches several chunks ({', '.join(found)}); give the full id")
+            raise ChunkNotFound(f"no chunk ends in {ref}")
+        return validate_chunk_id(ref)
+
     def is_archived(self, chunk_id: str) -> bool:
         return self.archive_path(chunk_id).is_file()
 
