@@ -33,7 +33,7 @@ def test_layout():
     assert out.startswith(FENCE_OPEN) and out.split("\n")[-1].startswith(FENCE_CLOSE)
     assert f'label="session-start" note="{FENCE_NOTE}"' in out.split("\n")[0]
     assert body == ["first fact", "second fact"]
-    assert re.fullmatch(r"[0-9a-f]{16}", nonce)
+    assert re.fullmatch(r"[0-9a-f]{10}", nonce)
 
 
 def test_same_body_gives_same_output_and_other_bodies_other_nonces():

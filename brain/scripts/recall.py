@@ -101,7 +101,7 @@ class RecallItem:
 
 
 class RecallResult:
-    HEADER = "Best first, under the day each was made; [hex] is chunk-DAY-hex for `rlm-mem get`:"
+    HEADER = "Best first, under the day made; [hex] = chunk-DAY-hex (`rlm-mem get hex`):"
 
     def __init__(self, query: str, items: list, budget_tokens: int, depth: str, candidates: int = 0):
         self.query, self.items, self.budget_tokens, self.depth = query, items, budget_tokens, depth
