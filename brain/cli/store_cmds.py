@@ -230,7 +230,10 @@ def register(cli):
     @pass_env
     def reindex(env):
         """Rebuild every index (JSON indexes, search index, access counts) from the chunk files."""
-        result = env.store.reindex()
+        from .interop_cmds import progress_bar
+
+        with progress_bar("reindexing") as progress:
+            result = env.store.reindex(progress=progress)
         click.echo(f"reindexed {result['chunks']} chunks" +
                    (f" ({result['skipped']} unreadable files skipped; run `rlm-mem doctor`)" if result["skipped"] else ""))
 

@@ -505,8 +505,10 @@ class ChunkStore:
         return Chunk.from_dict(data)
 
     # ------------------------------------------------------------------ maintenance
-    def reindex(self) -> dict:
-        """Rebuild every derived structure from the chunk files (and fold pending access counts first)."""
+    def reindex(self, progress=None) -> dict:
+        """Rebuild every derived structure from the chunk files (and fold pending access counts first).
+
+        `progress(done, total)` is called as files are read (the CLI draws a bar on a terminal)."""
         self.fold_access()
         with self._lock():
             for suffix in ("", "-wal", "-shm"):  # start from nothing: a damaged index must not survive a rebuild
@@ -519,7 +521,10 @@ class ChunkStore:
             count = skipped = 0
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                for path in self.iter_chunk_paths():
+                paths = list(self.iter_chunk_paths())
+                for done, path in enumerate(paths, 1):
+                    if progress is not None and (done % 500 == 0 or done == len(paths)):
+                        progress(done, len(paths))
                     data = self.read_file(path)
                     if data is None:
                         skipped += 1
