@@ -167,16 +167,22 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
                 reinforce(store, dup, spec["confidence"], reason=f"stated again in session {sid}")
             else:
                 fresh.append(spec)
-        added = []
-        created = store.create_many(turns + fresh, reason=f"captured from session {sid}", bulk=True, added=added)
-        report.created = len(added)
+        specs, record_id = turns + fresh, None
         if final:
             whole = parsed.turns if start == 0 else parse_transcript(transcript_path).turns
             record = session_record(whole)
             if record is not None:
-                report.session_record = _store_session_record(store, record, sid, project, transcript_path,
+                # A new record joins the turns' write session: every write session loads and saves the JSON
+                # indexes, ~2 s at 100k chunks (bench/run.py).
+                record_spec, record_id = _session_record_spec(store, record, sid, project, transcript_path,
                                                               fallback_time)
-        _episode_entries(store.root, [c for c in added if c.kind != "turn"])
+                if record_spec is not None:
+                    specs.append(record_spec)
+        added = []
+        store.create_many(specs, reason=f"captured from session {sid}", bulk=True, added=added)
+        report.created = sum(1 for c in added if c.id != record_id)
+        report.session_record = record_id
+        _episode_entries(store.root, [c for c in added if c.kind != "turn" and c.id != record_id])
     except (StoreUnwritable, StoreBusy, PermissionError) as exc:
         report.skipped_reason = str(exc)
         report.candidates = _candidates_for(memories)
@@ -185,7 +191,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     return report
 
 
-def _store_session_record(store, record, sid, project, transcript_path, fallback_time) -> str:
+def _session_record_spec(store, record, sid, project, transcript_path, fallback_time) -> tuple:
+    """(create_many spec of a new session record or None, its id). A stored record is updated here."""
     from .chunk import new_chunk_id
 
     text = record.to_text()
@@ -197,15 +204,13 @@ def _store_session_record(store, record, sid, project, transcript_path, fallback
     if existing is not None:
         if existing.content != piece:
             store.update_chunk(cid, content=piece, reason="session record updated")
-        return cid
+        return None, cid
     md = {"kind": "session", "category": "past", "project": project.id, "project_name": project.name,
           "title": f"Session: {record.intent[:120]}" if record.intent else "Session record",
           "files": list(record.files_edited)[:200],
           "provenance": {"kind": "outcome", "ref": sid, "file": str(transcript_path)}}
-    chunk = store.create_chunk(piece, chunk_type="note", conversation_id=sid, confidence=SESSION_CONFIDENCE,
-                               created=created, metadata=md, key=key, tags=["session"],
-                               reason=f"session record of {sid}")
-    return chunk.id
+    return dict(content=piece, chunk_type="note", conversation_id=sid, confidence=SESSION_CONFIDENCE,
+                created=created, metadata=md, key=key, tags=["session"]), cid
 
 
 def _episode_entries(root, chunks) -> None:

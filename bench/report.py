@@ -1,0 +1,197 @@
+"""The benchmark's report: figures, targets, the markdown table (one column per store size, growth across sizes)
+and the README section it is copied into. Used by bench/run.py."""
+import os
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+README = Path(__file__).resolve().parent / "README.md"
+TABLE_START, TABLE_END = "<!-- perf-table:start -->", "<!-- perf-table:end -->"
+
+
+@dataclass(frozen=True)
+class Figure:
+    key: str
+    label: str
+    unit: str
+    get: object  # result dict -> value or None
+    # {largest store size it applies to: limit}, the first bound at or above a store's size applying (the largest
+    # bound beyond); a None bound applies to every size, a None limit means no target there
+    targets: dict = field(default_factory=dict)
+    higher_is_better: bool = False
+    stretch: float | None = None
+
+    def target_for(self, size: int):
+        if None in self.targets:
+            return self.targets[None]
+        for bound in sorted(self.targets):
+            if size <= bound:
+                return self.targets[bound]
+        return self.targets[max(self.targets)] if self.targets else None
+
+    def target_text(self) -> str:
+        if not self.targets:
+            return ""
+        sign = "≥" if self.higher_is_better else "≤"
+        if None in self.targets:
+            text = f"{sign} {fmt(self.targets[None], self.unit)}"
+        else:
+            text = ", ".join(f"{sign} {fmt(v, self.unit)} ({k // 1000}k)" for k, v in sorted(self.targets.items())
+                             if v is not None)
+        return text + (f" ({fmt(self.stretch, self.unit)} stretch)" if self.stretch else "")
+
+    def met(self, size: int, value) -> bool | None:
+        limit = self.target_for(size)
+        if limit is None or value is None:
+            return None
+        return value >= limit if self.higher_is_better else value <= limit
+
+
+def fmt(value, unit: str) -> str:
+    if value is None:
+        return "n/a"
+    if unit == "×":
+        return f"{value:.2f}×"
+    if unit == "s":
+        return f"{value:.3f} s" if value < 1 else f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
+    if unit == "ms":
+        return f"{value * 1000:.0f} ms"
+    if unit == "MB":
+        return f"{value:.1f} MB"
+    if unit == "/s":
+        return f"{value:,.0f}/s"
+    if unit == "B":
+        return f"{value:,.0f} B"
+    return f"{value}"
+
+
+def _dig(*path):
+    def get(result):
+        value = result
+        for key in path:
+            if not isinstance(value, dict) or key not in value:
+                return None
+            value = value[key]
+        return value
+    return get
+
+
+FIGURES = (
+    Figure("ss_ratio", "SessionStart hook / bare", "×", _dig("hooks", "session_start", "ratio"),
+           {10_000: 2.0, 100_000: 3.0}),
+    Figure("ups_ratio", "UserPromptSubmit hook / bare", "×", _dig("hooks", "user_prompt_submit", "ratio"),
+           {10_000: 2.5, 100_000: 3.5}),
+    Figure("recall_ratio", "`rlm-mem recall` / bare", "×", _dig("hooks", "recall", "ratio")),
+    Figure("bare_ms", "bare `python -I -c pass` (under bash)", "ms", _dig("hooks", "bare", "median_s")),
+    Figure("ss_ms", "SessionStart hook", "ms", _dig("hooks", "session_start", "median_s")),
+    Figure("ups_ms", "UserPromptSubmit hook", "ms", _dig("hooks", "user_prompt_submit", "median_s")),
+    Figure("recall_ms", "`rlm-mem recall`", "ms", _dig("hooks", "recall", "median_s")),
+    Figure("end_s", "SessionEnd hook, 5 MB transcript", "s", _dig("session_end", "median_s"), {None: 0.3}),
+    Figure("capture_s", "capture: `rlm-mem ingest` of a 1 MB transcript", "s", _dig("capture", "median_s"),
+           {10_000: 3.0, 100_000: None}),
+    Figure("import_rate", "bulk import (`rlm-mem import --format jsonl`)", "/s", _dig("import", "chunks_per_s"),
+           {None: 500}, higher_is_better=True, stretch=2000),
+    Figure("build_rate", "store build (create_many, auto_link on)", "/s", _dig("build", "chunks_per_s")),
+    Figure("remember_s", "single `rlm-mem remember`", "s", _dig("remember", "median_s")),
+    Figure("reindex_s", "`rlm-mem reindex` of the whole store", "s", _dig("reindex", "median_s"),
+           {10_000: 6.0, 100_000: 60.0}),
+    Figure("ss_rss", "peak RSS, SessionStart hook", "MB", _dig("hooks", "session_start", "peak_rss_mb"), {None: 60}),
+    Figure("ups_rss", "peak RSS, UserPromptSubmit hook", "MB", _dig("hooks", "user_prompt_submit", "peak_rss_mb"),
+           {None: 60}),
+    Figure("end_rss", "peak RSS, SessionEnd hook", "MB", _dig("session_end", "peak_rss_mb"), {None: 60}),
+    Figure("bare_rss", "peak RSS, bare interpreter", "MB", _dig("hooks", "bare", "peak_rss_mb")),
+    Figure("chunk_bytes", "disk per chunk: chunks/", "B", _dig("disk", "chunks_bytes_per_chunk")),
+    Figure("root_bytes", "disk per chunk: whole memory root", "B", _dig("disk", "root_bytes_per_chunk")),
+)
+
+TROUBLE = {"ss_ratio": ("hooks", "session_start"), "ups_ratio": ("hooks", "user_prompt_submit"),
+           "recall_ratio": ("hooks", "recall"), "end_s": ("session_end",), "capture_s": ("capture",),
+           "import_rate": ("import",), "reindex_s": ("reindex",), "remember_s": ("remember",)}
+
+
+def _size_label(n: int) -> str:
+    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
+
+
+def render_table(results: list) -> tuple:
+    """(markdown table, notes, every target met?)"""
+    sizes = [r["size"] for r in results]
+    head = ["figure", "target", *[f"{n:,} chunks" for n in sizes]]
+    if len(sizes) > 1:
+        head.append("growth " + "→".join(_size_label(n) for n in sizes))
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] * 2 + ["--:"] * (len(head) - 2)) + "|"]
+    notes, all_met = [], True
+    for fig in FIGURES:
+        values = [fig.get(r) for r in results]
+        cells = []
+        for r, value in zip(results, values):
+            met = fig.met(r["size"], value)
+            trouble = _dig(*TROUBLE[fig.key], "trouble")(r) if fig.key in TROUBLE else None
+            mark = "" if met is None else (" ✔" if met else " ✘")
+            if trouble:
+                mark += " ⚠"
+                notes.append(f"{fig.label} at {r['size']:,}: {'; '.join(trouble)}")
+            if met is False or trouble:
+                all_met = False
+            cells.append(fmt(value, fig.unit) + mark)
+        row = [fig.label, fig.target_text(), *cells]
+        if len(sizes) > 1:
+            first = values[0]
+            row.append(" → ".join(f"{v / first:.2f}" if v is not None and first else "n/a" for v in values))
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines), notes, all_met
+
+
+def machine(python) -> str:
+    """Architecture, CPU model, CPU count, kernel, the bundle interpreter's Python version, SQLite version."""
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    version = subprocess.run([str(python), "-c", "import platform; print(platform.python_version())"],
+                             capture_output=True, text=True).stdout.strip()
+    return (f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}, "
+            f"Python {version}, SQLite {__import__('sqlite3').sqlite_version}")
+
+
+def report(results: list, args, started: float, python) -> str:
+    """Machine, run conditions, the table and what it means."""
+    table, notes, all_met = render_table(results)
+    build = "; ".join(f"{r['size']:,}: {r['build']['chunks_per_s']:,.0f} chunks/s, {r['build']['seconds']:.0f} s "
+                      f"(built {r['build']['built']})" for r in results)
+    imp = {r["import"]["path"] for r in results if "import" in r}
+    lines = [f"Machine: {machine(python)}.",
+             f"Run: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, {args.runs} runs per hook "
+             f"(medians; peak RSS is the maximum), {time.monotonic() - started:.0f} s, 1-minute load average "
+             f"{args.load_start:.1f} at the start and {os.getloadavg()[0]:.1f} at the end"
+             + (", --quick (smaller transcripts and import)" if args.quick else "") + ".",
+             "", table, "",
+             f"Bulk import measured through: {', '.join(sorted(imp))} ({args.import_records:,} records into a copy "
+             f"of each store, wall time including the CLI's start). Store build: {build}.",
+             f"Targets marked 10k apply to stores up to 10,000 chunks; ✔ met, ✘ missed, ⚠ the command reported a "
+             f"problem."]
+    if notes:
+        lines += ["", "Problems reported:"] + [f"- {n}" for n in notes]
+    lines.append("")
+    lines.append("All targets met." if all_met else "Some targets are missed (✘/⚠ above).")
+    return "\n".join(lines)
+
+
+def write_readme(text: str) -> None:
+    body = f"{TABLE_START}\n{text}\n{TABLE_END}"
+    current = README.read_text(encoding="utf-8") if README.exists() else ""
+    if TABLE_START in current and TABLE_END in current:
+        before, rest = current.split(TABLE_START, 1)
+        after = rest.split(TABLE_END, 1)[1]
+        README.write_text(before + body + after, encoding="utf-8")
+    else:
+        section = f"## Performance (issue 8)\n\nLatest run of `bench/run.py`:\n\n{body}\n"
+        README.write_text((current.rstrip() + "\n\n" if current.strip() else "# Benchmarks\n\n") + section,
+                          encoding="utf-8")

@@ -1,0 +1,534 @@
+#!/usr/bin/env python3
+"""rlm-mem performance benchmark (issue 8): hooks, capture, import, reindex and disk use at 1k, 10k and 100k chunks.
+
+    .venv/bin/python bench/run.py [--sizes 1000,10000,100000] [--runs N] [--json OUT] [--quick] [--readme]
+                                  [--profile] [--only hooks,session_end,...] [--build-only] [--cache DIR]
+
+Each size gets a deterministic store (bench/corpus.py), built once with ChunkStore.create_many and cached under
+bench/.cache/. Every measurement runs on a throwaway hard-linked copy of it. Hooks run exactly as Claude Code runs
+them: `bash -c <command from hooks/hooks.json>` with the event JSON on stdin; the baseline, `python -I -c pass`
+with the bundle's interpreter, also runs under `bash -c` (bash's cost is on both sides), alternating with the hook
+runs so the machine's noise hits both. Prints a markdown table (bench/report.py); --readme also writes it into bench/README.md.
+"""
+import argparse
+import itertools
+import json
+import os
+import shlex
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+BUNDLE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(BUNDLE))
+
+from corpus import (GENERATOR_VERSION, MAIN_PROJECT, PROJECTS, chunk_specs, import_records, prompts,  # noqa: E402
+                    write_transcript)
+from brain.scripts.simulate import hook_commands  # noqa: E402
+from report import machine, report, write_readme  # noqa: E402
+
+PYTHON = BUNDLE / ".venv" / "bin" / "python"
+RLM_MEM = f"{shlex.quote(str(PYTHON))} {shlex.quote(str(BUNDLE / 'scripts' / 'rlm_mem.py'))}"
+BARE = f"{shlex.quote(str(PYTHON))} -I -c pass"
+TIME = "/usr/bin/time"
+RSS_RUNS = 3
+BUILD_BATCH = 2_000
+
+# UserPromptSubmit and `rlm-mem recall` cycle through these: most match stored words, some match nothing.
+PROMPTS = prompts()
+
+
+# ---------------------------------------------------------------- running one command
+@dataclass
+class Sample:
+    seconds: float
+    cpu: float  # the child's user + system CPU seconds: less sensitive than wall time to other work on the machine
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_once(command: str, *, env: dict, cwd: Path, stdin: bytes = b"", timeout: float = 600) -> Sample:
+    """`bash -c command`, timed from spawn to exit."""
+    with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
+        fin.write(stdin)
+        fin.seek(0)
+        start = time.perf_counter()
+        proc = subprocess.Popen(["bash", "-c", command], stdin=fin, stdout=fout, stderr=ferr, env=env, cwd=cwd)
+        watchdog = threading.Timer(timeout, proc.kill)
+        watchdog.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            watchdog.cancel()
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        fout.seek(0)
+        ferr.seek(0)
+        return Sample(seconds, usage.ru_utime + usage.ru_stime, proc.returncode, fout.read().decode("utf-8", "replace"),
+                      ferr.read().decode("utf-8", "replace"))
+
+
+def peak_rss_mb(command: str, *, env: dict, cwd: Path, stdin: bytes = b"") -> float | None:
+    """Peak RSS of `bash -c command`, measured by /usr/bin/time in a run of its own. (wait4 on our own child would
+    report at least this benchmark's RSS: Linux carries a process's peak over fork and exec.)"""
+    if not os.access(TIME, os.X_OK):
+        return None
+    with tempfile.NamedTemporaryFile(suffix=".rss") as out:
+        run_once(f"{TIME} -f %M -o {shlex.quote(out.name)} bash -c {shlex.quote(command)}", env=env, cwd=cwd,
+                 stdin=stdin)
+        try:
+            return int(Path(out.name).read_text().split()[-1]) / 1024
+        except (OSError, ValueError, IndexError):
+            return None
+
+
+def hook_command(event: str, payload: dict) -> str:
+    commands = [c for c, _ in hook_commands(event, payload, BUNDLE)]
+    if not commands:
+        raise SystemExit(f"hooks/hooks.json has no command for {event}")
+    return " ; ".join(commands)  # one per event today; several would run one after the other
+
+
+def event_json(event: str, payload: dict) -> bytes:
+    return json.dumps(dict(payload, hook_event_name=event)).encode("utf-8")
+
+
+# ---------------------------------------------------------------- stores
+def cache_key(n: int) -> str:
+    """Size, generator version and a digest of the store's layout (search-index schema, chunk schema): a store
+    cached before either changed is rebuilt, so figures are always of a store the current code made."""
+    from hashlib import sha1
+
+    from brain.scripts import search_index
+    from brain.scripts.validation import schema_path
+
+    layout = sha1(search_index._SCHEMA.encode() + schema_path("chunk").read_bytes()).hexdigest()[:8]
+    return f"store-g{GENERATOR_VERSION}-{layout}-{n}"
+
+
+def build_store(root: Path, n: int) -> dict:
+    """create_many in batches of BUILD_BATCH, auto_link on; only the store calls are timed."""
+    from brain.scripts.store import ChunkStore
+
+    store = ChunkStore(root, actor="bench")
+    specs = chunk_specs(n)
+    spent, made = 0.0, 0
+    while True:
+        batch = list(itertools.islice(specs, BUILD_BATCH))
+        if not batch:
+            break
+        start = time.perf_counter()
+        store.create_many(batch, reason="benchmark store", bulk=True)
+        spent += time.perf_counter() - start
+        made += len(batch)
+    return {"chunks": made, "seconds": round(spent, 3), "chunks_per_s": round(made / spent, 1),
+            "built": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+
+
+def ensure_store(cache: Path, n: int, log) -> tuple:
+    """(memory root, build record) of the cached store of size n, building it first if needed."""
+    folder = cache / cache_key(n)
+    record = folder / "build.json"
+    if record.is_file():
+        return folder / "memory", json.loads(record.read_text())
+    tmp = cache / f".building-{cache_key(n)}-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    log(f"building the {n:,}-chunk store (cached in {folder}) ...")
+    info = build_store(tmp / "memory", n)
+    (tmp / "build.json").write_text(json.dumps(info, indent=2))
+    shutil.rmtree(folder, ignore_errors=True)
+    os.replace(tmp, folder)
+    log(f"  built: {info['chunks']:,} chunks in {info['seconds']:.1f} s = {info['chunks_per_s']:,.0f} chunks/s")
+    return folder / "memory", info
+
+
+def working_copy(src: Path, dest: Path) -> None:
+    """Chunk files are hard-linked (rlm-mem replaces them, never edits them in place); indexes, logs and state are
+    copied. Folder mtimes are kept: writers compare month-folder mtimes to spot changes made behind their back."""
+    for dirpath, _, filenames in os.walk(src):
+        rel = Path(dirpath).relative_to(src)
+        (dest / rel).mkdir(mode=0o700, parents=True, exist_ok=True)
+        link = rel.parts[:1] in (("chunks",), ("archive",))
+        for name in filenames:
+            (os.link if link else shutil.copy2)(Path(dirpath) / name, dest / rel / name)
+    for dirpath, _, _ in os.walk(src, topdown=False):
+        st = os.stat(dirpath)
+        os.utime(dest / Path(dirpath).relative_to(src), ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def quiet_gardening(memory: Path) -> None:
+    """SessionStart starts a detached gardening run when one is due; on 100k chunks it would compete with the
+    measurements for the CPU, so the benchmark stores record a recent run and a very long interval."""
+    state = memory / "state"
+    state.mkdir(mode=0o700, parents=True, exist_ok=True)
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    (state / "garden.json").write_text(json.dumps({"last_run": now, "interval_hours": 1e6}))
+
+
+def disk_usage(path: Path) -> tuple:
+    """(bytes on disk as du counts them, number of files) under path."""
+    total = files = 0
+    for dirpath, dirnames, filenames in os.walk(path):
+        total += os.lstat(dirpath).st_blocks * 512
+        for name in filenames:
+            total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            files += 1
+    return total, files
+
+
+# ---------------------------------------------------------------- one size
+@dataclass
+class Workspace:
+    work: Path
+    memory: Path
+    projects: dict
+    transcripts: Path
+    env: dict = field(default_factory=dict)
+
+    @property
+    def cwd(self) -> Path:
+        return self.projects[MAIN_PROJECT]
+
+
+def make_workspace(src: Path, parent: Path) -> Workspace:
+    work = Path(tempfile.mkdtemp(prefix="work-", dir=parent))
+    memory = work / "memory"
+    working_copy(src, memory)
+    quiet_gardening(memory)
+    projects = {}
+    for name, _ in PROJECTS:
+        folder = work / "projects" / name
+        folder.mkdir(parents=True)
+        (folder / ".rlm-mem.json").write_text(json.dumps({"project": name}))
+        projects[name] = folder
+    transcripts = work / "transcripts"
+    transcripts.mkdir()
+    os.sync()  # the copy's dirty pages are written back now, not during the first measurements
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("CLAUDE_", "RLM_MEM_"))}
+    env.update(RLM_MEM_DIR=str(memory), CLAUDE_PLUGIN_ROOT=str(BUNDLE), CLAUDE_PROJECT_DIR=str(projects[MAIN_PROJECT]),
+               XDG_STATE_HOME=str(work / "xdg-state"), RLM_MEM_ACTOR="bench")
+    return Workspace(work, memory, projects, transcripts, env)
+
+
+def _hook_trouble(sample: Sample) -> str:
+    return " ".join(sample.stderr.split())[:200] if sample.stderr.strip() else ""
+
+
+def measure_hooks(ws: Workspace, runs: int) -> dict:
+    """SessionStart, UserPromptSubmit and `rlm-mem recall`, each run right after a bare run."""
+    live = ws.transcripts / "bench-live.jsonl"
+    write_transcript(live, "bench-live", str(ws.cwd), 4_000, seed="live")
+    base = {"session_id": "bench-live", "transcript_path": str(live), "cwd": str(ws.cwd)}
+    start_payload = dict(base, source="startup")
+    cases = {
+        "session_start": lambda i: (hook_command("SessionStart", start_payload),
+                                    event_json("SessionStart", start_payload)),
+        "user_prompt_submit": lambda i: (hook_command("UserPromptSubmit", dict(base, prompt=PROMPTS[i % len(PROMPTS)])),
+                                         event_json("UserPromptSubmit", dict(base, prompt=PROMPTS[i % len(PROMPTS)]))),
+        "recall": lambda i: (f"{RLM_MEM} recall {shlex.quote(PROMPTS[i % len(PROMPTS)])}", b""),
+    }
+    samples = {name: [] for name in ("bare", *cases)}
+    for i in range(runs + 1):  # run 0 warms the page cache and is not counted
+        for name, make in cases.items():
+            bare = run_once(BARE, env=ws.env, cwd=ws.cwd)
+            command, stdin = make(i)
+            sample = run_once(command, env=ws.env, cwd=ws.cwd, stdin=stdin)
+            if i:
+                samples["bare"].append(bare)
+                samples[name].append(sample)
+    out = {"bare": summarize(samples["bare"])}
+    out["bare"]["peak_rss_mb"] = peak_rss_mb(BARE, env=ws.env, cwd=ws.cwd)
+    for name, make in cases.items():
+        out[name] = summarize(samples[name], out["bare"]["median_s"], quiet_stderr=name != "recall")
+        # CPU ratio next to the wall-time one (JSON only): a check that other work on the machine did not make it
+        out[name]["cpu_ratio"] = out[name]["median_cpu_s"] / out["bare"]["median_cpu_s"]
+        rss = []
+        for i in range(RSS_RUNS):  # the first prompts are the ones that match: the most work
+            command, stdin = make(i)
+            rss.append(peak_rss_mb(command, env=ws.env, cwd=ws.cwd, stdin=stdin))
+        out[name]["peak_rss_mb"] = max((r for r in rss if r is not None), default=None)
+    out["session_start"]["context_chars"] = statistics.median(len(s.stdout) for s in samples["session_start"])
+    out["user_prompt_submit"]["with_context"] = sum(1 for s in samples["user_prompt_submit"] if s.stdout.strip())
+    out["recall"]["with_output"] = sum(1 for s in samples["recall"] if s.code == 0 and s.stdout.strip())
+    return out
+
+
+def summarize(samples, bare_median=None, *, quiet_stderr: bool = True) -> dict:
+    """Median, min, max wall time (and the ratio to the bare median). A hook must be silent on stderr unless
+    something went wrong (quiet_stderr); for CLI commands only the exit code counts."""
+    times = [s.seconds for s in samples]
+    out = {"runs": len(samples), "median_s": statistics.median(times), "min_s": min(times), "max_s": max(times),
+           "median_cpu_s": statistics.median(s.cpu for s in samples), "exit_codes": sorted({s.code for s in samples})}
+    if bare_median:
+        out["ratio"] = out["median_s"] / bare_median
+    trouble = sorted({_hook_trouble(s) for s in samples if _hook_trouble(s) and (quiet_stderr or s.code)})
+    if trouble or any(s.code != 0 for s in samples):
+        out["trouble"] = trouble[:3] or [f"exit {out['exit_codes']}"]
+    return out
+
+
+def _stop_worker(memory: Path, since_ns: int) -> None:
+    """SessionEnd starts a detached capture worker; stop the one this run started (by the pid it recorded) so
+    that it does not compete with the next measurement. It only holds queued work, which stays queued."""
+    pid_file = memory / "state" / "worker.pid"
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        try:
+            if pid_file.stat().st_mtime_ns > since_ns:
+                pid = int(pid_file.read_text().strip())
+                break
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.02)
+    else:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            return
+        for _ in range(100):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.02)
+
+
+def measure_session_end(ws: Workspace, transcript: Path, runs: int) -> dict:
+    payload = {"session_id": transcript.stem, "transcript_path": str(transcript), "cwd": str(ws.cwd),
+               "reason": "prompt_input_exit"}
+    command, stdin = hook_command("SessionEnd", payload), event_json("SessionEnd", payload)
+    bare, hook = [], []
+    for i in range(runs + 1):
+        b = run_once(BARE, env=ws.env, cwd=ws.cwd)
+        since = time.time_ns()
+        h = run_once(command, env=ws.env, cwd=ws.cwd, stdin=stdin)
+        _stop_worker(ws.memory, since)
+        if i:
+            bare.append(b)
+            hook.append(h)
+    out = summarize(hook, statistics.median(s.seconds for s in bare))
+    rss = []
+    for _ in range(RSS_RUNS):
+        since = time.time_ns()
+        rss.append(peak_rss_mb(command, env=ws.env, cwd=ws.cwd, stdin=stdin))
+        _stop_worker(ws.memory, since)
+    out["peak_rss_mb"] = max((r for r in rss if r is not None), default=None)
+    out["transcript_mb"] = transcript.stat().st_size / 1e6
+    return out
+
+
+def measure_cli(ws: Workspace, args_list, *, check=None) -> dict:
+    samples = [run_once(f"{RLM_MEM} {a}", env=ws.env, cwd=ws.cwd) for a in args_list]
+    out = summarize(samples, quiet_stderr=False)
+    if check is not None:
+        out.update(check(samples))
+    return out
+
+
+def import_has_jsonl(env: dict) -> bool:
+    sample = run_once(f"{RLM_MEM} import --help", env=env, cwd=BUNDLE)
+    return sample.code == 0 and "jsonl" in sample.stdout
+
+
+def measure_import(ws: Workspace, records: int, shared: Path) -> dict:
+    """Bulk import throughput through `rlm-mem import --format jsonl` (wall time, CLI start included); without it,
+    through ChunkStore.create_many in process."""
+    source = shared / f"import-{records}.jsonl"
+    if not source.exists():
+        with open(source, "w", encoding="utf-8") as fh:
+            for rec in import_records(records):
+                fh.write(json.dumps(rec) + "\n")
+    if import_has_jsonl(ws.env):
+        sample = run_once(f"{RLM_MEM} import --format jsonl --json {shlex.quote(str(source))}", env=ws.env,
+                          cwd=ws.cwd)
+        try:
+            created = json.loads(sample.stdout).get("created", 0)
+        except ValueError:
+            created = 0
+        out = {"path": "rlm-mem import --format jsonl", "seconds": sample.seconds, "created": created}
+        if sample.code != 0 or created != records:
+            out["trouble"] = [f"exit {sample.code}, created {created} of {records}: {_hook_trouble(sample)}"]
+    else:
+        from brain.scripts.store import ChunkStore
+
+        store = ChunkStore(ws.memory, actor="bench")
+        specs = [{"content": r["content"], "chunk_type": r["type"], "tags": r["tags"], "created": r["created"],
+                  "conversation_id": r["conversation_id"], "source": "import", "key": f"import:{i}"}
+                 for i, r in enumerate(import_records(records))]
+        start = time.perf_counter()
+        for i in range(0, len(specs), 1000):
+            store.create_many(specs[i:i + 1000], reason="bench import", bulk=True)
+        out = {"path": "ChunkStore.create_many (no jsonl import found)", "seconds": time.perf_counter() - start,
+               "created": len(specs)}
+    out["chunks_per_s"] = out["created"] / out["seconds"] if out["seconds"] else 0.0
+    return out
+
+
+def measure_size(n: int, args, cache: Path, shared: Path, log) -> dict:
+    memory_src, build = ensure_store(cache, n, log)
+    on_disk, files = disk_usage(memory_src / "chunks")
+    whole, _ = disk_usage(memory_src)
+    result = {"size": n, "build": build,
+              "disk": {"chunk_files": files, "chunks_bytes_per_chunk": on_disk / max(1, build["chunks"]),
+                       "root_bytes_per_chunk": whole / max(1, build["chunks"]), "root_mb": whole / 1e6}}
+    ws = make_workspace(memory_src, cache)
+    steps = (  # in this order: the first ones read the store as built, the later ones write to the copy
+        ("hooks", f"hooks: {args.runs} runs each, alternating with the bare interpreter",
+         lambda: measure_hooks(ws, args.runs)),
+        ("session_end", f"SessionEnd on a {args.end_bytes / 1e6:g} MB transcript",
+         lambda: measure_session_end(ws, shared / f"end-{args.end_bytes}.jsonl", args.runs)),
+        ("reindex", "reindex", lambda: measure_cli(ws, ["reindex"], check=lambda s: {"said": s[0].stdout.strip()[:80]})),
+        ("remember", "remember", lambda: measure_cli(
+            ws, [f"remember {shlex.quote(f'Benchmark note {i}: the bench gateway listens on port {7000 + i}.')}"
+                 f" --tags bench" for i in range(args.remember_runs)])),
+        ("capture", f"capture: rlm-mem ingest of a {args.capture_bytes / 1e6:g} MB transcript",
+         lambda: measure_capture(ws, args, shared)),
+        ("import", f"bulk import of {args.import_records:,} records",
+         lambda: measure_import(ws, args.import_records, shared)),
+    )
+    try:
+        for key, what, measure in steps:
+            if args.only and key not in args.only:
+                continue
+            log(f"[{n:,}] {what}")
+            result[key] = measure()
+    finally:
+        shutil.rmtree(ws.work, ignore_errors=True)
+    return result
+
+
+def measure_capture(ws: Workspace, args, shared: Path) -> dict:
+    """Fresh transcripts each run (another session, other words): capturing the same one twice stores nothing."""
+    samples = []
+    for i in range(args.capture_runs):
+        src = shared / f"capture-{args.capture_bytes}-{i}.jsonl"
+        if not src.exists():
+            write_transcript(src, src.stem, "__CWD__", args.capture_bytes, seed=f"capture-{i}")
+        target = ws.transcripts / src.name
+        text = src.read_text(encoding="utf-8").replace("__CWD__", str(ws.cwd))
+        target.write_text(text, encoding="utf-8")
+        samples.append(run_once(f"{RLM_MEM} ingest {shlex.quote(str(target))}", env=ws.env, cwd=ws.cwd))
+    out = summarize(samples, quiet_stderr=False)
+    out["said"] = samples[-1].stdout.strip()[:120]
+    return out
+
+
+# ---------------------------------------------------------------- profiles of what misses
+def profile(ws: Workspace, out_dir: Path, size: int, log) -> list:
+    """-X importtime and cProfile of each hook, written to out_dir; returns the files."""
+    live = ws.transcripts / "bench-live.jsonl"
+    if not live.exists():
+        write_transcript(live, "bench-live", str(ws.cwd), 4_000, seed="live")
+    base = {"session_id": "bench-live", "transcript_path": str(live), "cwd": str(ws.cwd)}
+    events = {"session-start": ("SessionStart", dict(base, source="startup")),
+              "user-prompt-submit": ("UserPromptSubmit", dict(base, prompt=PROMPTS[0]))}
+    written = []
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for arg, (event, payload) in events.items():
+        stdin = event_json(event, payload)
+        hook = shlex.quote(str(BUNDLE / "scripts" / "hook.py"))
+        imp = run_once(f"{shlex.quote(str(PYTHON))} -I -X importtime {hook} {arg}", env=ws.env, cwd=ws.cwd,
+                       stdin=stdin)
+        rows = []  # (cumulative µs, self µs, name) of the imports made at the top level (one-space indent)
+        for line in imp.stderr.splitlines():
+            parts = line[len("import time:"):].split("|") if line.startswith("import time:") else []
+            if len(parts) == 3 and parts[0].strip().isdigit() and not parts[2].startswith("  "):
+                rows.append((int(parts[1]), int(parts[0]), parts[2].strip()))
+        top = sorted(rows, reverse=True)[:25]
+        prof = out_dir / f"profile-{size}-{arg}.pstats"
+        code = "import cProfile, sys\nsys.path.insert(0, %r)\nfrom brain.scripts import hooks\ncProfile.run(%r, %r)" % (
+            str(BUNDLE), f"hooks.main([{arg!r}])", str(prof))
+        run_once(f"{shlex.quote(str(PYTHON))} -I -c {shlex.quote(code)}", env=ws.env, cwd=ws.cwd, stdin=stdin)
+        import io
+        import pstats
+
+        buf = io.StringIO()
+        if prof.exists():
+            pstats.Stats(str(prof), stream=buf).sort_stats("cumulative").print_stats(30)
+        text = out_dir / f"profile-{size}-{arg}.txt"
+        text.write_text(f"# {event} at {size:,} chunks\n\n## -X importtime, top-level imports by cumulative µs\n"
+                        + "\n".join(f"{c:>9} {s:>9}  {n}" for c, s, n in top)
+                        + f"\n(total of all top-level imports: {sum(r[0] for r in rows):,} µs)"
+                        + "\n\n## cProfile of the in-process handler (imports of hooks.py itself excluded)\n"
+                        + buf.getvalue(), encoding="utf-8")
+        written.append(text)
+        log(f"[{size:,}] profile of {event}: {text}")
+    return written
+
+
+# ---------------------------------------------------------------- main
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="rlm-mem performance benchmark (issue 8)")
+    parser.add_argument("--sizes", default="1000,10000,100000", help="store sizes in chunks, comma-separated")
+    parser.add_argument("--runs", type=int, default=None, help="runs per hook (default 15; 5 with --quick)")
+    parser.add_argument("--json", dest="json_out", help="write every measurement to this JSON file")
+    parser.add_argument("--quick", action="store_true",
+                        help="smaller transcripts and import, fewer repetitions (a smoke run, not the figures)")
+    parser.add_argument("--readme", action="store_true", help="write the table into bench/README.md")
+    parser.add_argument("--profile", action="store_true",
+                        help="also write -X importtime and cProfile reports of the hooks to bench/results/")
+    parser.add_argument("--cache", default=str(BUNDLE / "bench" / ".cache"), help="where built stores are kept")
+    parser.add_argument("--build-only", action="store_true", help="build (and cache) the stores, measure nothing")
+    parser.add_argument("--only", help="measure only these: hooks,session_end,reindex,remember,capture,import")
+    args = parser.parse_args(argv)
+    try:
+        sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
+    except ValueError:
+        parser.error("--sizes takes numbers such as 1000,10000,100000")
+    if not sizes or min(sizes) < 1:
+        parser.error("--sizes needs at least one positive size")
+    args.runs = args.runs or (5 if args.quick else 15)
+    args.only = set(args.only.split(",")) if args.only else None
+    args.end_bytes = 500_000 if args.quick else 5_000_000
+    args.capture_bytes = 100_000 if args.quick else 1_000_000
+    args.capture_runs = 1 if args.quick else 3
+    args.remember_runs = 1 if args.quick else 5
+    args.import_records = 300 if args.quick else 5_000
+    if not PYTHON.exists():
+        raise SystemExit(f"no interpreter at {PYTHON}: create the bundle's .venv first")
+    started = time.monotonic()
+    args.load_start = os.getloadavg()[0]
+    cache = Path(args.cache).resolve()
+    shared = cache / f"inputs-g{GENERATOR_VERSION}"
+    shared.mkdir(parents=True, exist_ok=True)
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    end = shared / f"end-{args.end_bytes}.jsonl"
+    if not end.exists():
+        write_transcript(end, end.stem, "/bench/project", args.end_bytes, seed="end")
+    if args.build_only:
+        for n in sizes:
+            ensure_store(cache, n, log)
+        return 0
+    results = []
+    for n in sizes:
+        results.append(measure_size(n, args, cache, shared, log))
+        if args.profile:
+            memory_src, _ = ensure_store(cache, n, log)
+            ws = make_workspace(memory_src, cache)
+            try:
+                profile(ws, BUNDLE / "bench" / "results", n, log)
+            finally:
+                shutil.rmtree(ws.work, ignore_errors=True)
+    text = report(results, args, started, PYTHON)
+    print(text)
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps({"machine": machine(PYTHON), "args": vars(args), "results": results},
+                                                  indent=2, default=str))
+    if args.readme:
+        write_readme(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
