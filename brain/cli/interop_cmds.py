@@ -48,7 +48,7 @@ def register(cli):
     @click.argument("paths", nargs=-1, required=True)
     @click.option("--format", "fmt", type=click.Choice(("auto",) + IMPORT_FORMATS), default="auto",
                   show_default=True, help="Source format; auto tells it from each path.")
-    @click.option("--batch-size", type=click.IntRange(min=1), default=1000, show_default=True,
+    @click.option("--batch-size", type=click.IntRange(min=1), default=5000, show_default=True,
                   help="Chunks written per index update (bulk imports).")
     @json_option
     @pass_env

@@ -47,8 +47,11 @@ COVERAGE_MIN = 0.35  # share of the prompt's IDF weight the best memory must con
 ON_TOPIC_COVERAGE_MIN = 0.1  # ...or this much, when the prompt also names what the store is full of
 RELATIVE_MIN = 0.15  # items scoring under this share of the best one are not worth their tokens
 COMMON_SHARE = 0.3  # a word in more than this share of memories is not searched for...
-COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell
-TERM_ROWS = 400  # best rows read per word
+COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
+# ...nor a word on more than this many memories: ranking costs ~1 ms per thousand matches (ORDER BY rank scores
+# every one) while such a word's IDF is small (under ~4 at 100,000 memories) — bench/run.py, 100k store.
+COMMON_MAX_ROWS = 2000
+TERM_ROWS = 100  # best rows read per word
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
 MAX_CANDIDATES = 200  # best by text and context, then weighed
 DATED_ROWS = 200
@@ -285,7 +288,7 @@ def _text_scores(conn, words, total):
         # Count first: counting matches is ~30x cheaper than ranking them (ORDER BY rank scores every match), and
         # a common word's ranking is thrown away (bench/run.py at 100k chunks: 1.5 ms instead of 60 ms a word).
         df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (f'"{word}"',)).fetchone()[0]
-        if df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS:
+        if (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
             idf[word] = 0.0  # names of the people talking, "work" in a work log: present everywhere, tells nothing
             common.append(word)
             continue
@@ -338,22 +341,55 @@ def _with_context(conn, text: dict) -> dict:
     hits = conn.execute(f"SELECT rowid, conversation_id, created FROM chunks WHERE rowid IN ({marks}) "
                         "AND kind='turn' AND conversation_id IS NOT NULL", top).fetchall()
     spread = {}
+    by_conversation = {}
     for rowid, conv, created in hits:
-        before = conn.execute(
-            "SELECT rowid FROM chunks WHERE conversation_id=? AND +kind='turn' AND (created, rowid) < (?, ?) "
-            "ORDER BY created DESC, rowid DESC LIMIT ?", (conv, created, rowid, reach)).fetchall()
-        after = conn.execute(
-            "SELECT rowid FROM chunks WHERE conversation_id=? AND +kind='turn' AND (created, rowid) > (?, ?) "
-            "ORDER BY created, rowid LIMIT ?", (conv, created, rowid, reach)).fetchall()
-        score = text[rowid]
-        for distance, (other,) in enumerate(before, 1):  # a turn whose next-but-(distance-1) turn matched
-            spread[other] = spread.get(other, 0.0) + KERNEL[distance] * score
-        for distance, (other,) in enumerate(after, 1):  # a reply (distance 1) to a turn that matched
-            spread[other] = spread.get(other, 0.0) + KERNEL[-distance] * score
+        by_conversation.setdefault(conv, []).append((created, rowid))
+    for conv, conv_hits in by_conversation.items():
+        # One run of turns covers every hit of a conversation and its neighbours: three queries per conversation
+        # instead of two per hit (40 hits cost ~4 ms in one-by-one queries at 10k memories).
+        order = _turn_run(conv, sorted(conv_hits), reach, conn)
+        for created, rowid in conv_hits:
+            at, score = order[rowid], text[rowid]
+            seq = order["_seq"]
+            for distance in range(1, reach + 1):
+                if at - distance >= 0:  # a turn whose next-but-(distance-1) turn matched
+                    other = seq[at - distance]
+                    spread[other] = spread.get(other, 0.0) + KERNEL[distance] * score
+                if at + distance < len(seq):  # a reply (distance 1) to a turn that matched
+                    other = seq[at + distance]
+                    spread[other] = spread.get(other, 0.0) + KERNEL[-distance] * score
     scores = dict(text)
     for rowid, extra in spread.items():
         scores[rowid] = scores.get(rowid, 0.0) + extra
     return scores
+
+
+MAX_RUN = 400  # turns read in one go between a conversation's first and last hit; beyond, hit by hit
+
+
+def _turn_run(conv, hits, reach, conn) -> dict:
+    """rowid -> position in the conversation's turns (in order) for every hit and its `reach` neighbours."""
+    first, last = hits[0], hits[-1]
+    base = "SELECT rowid FROM chunks WHERE conversation_id=? AND +kind='turn' AND "
+    before = conn.execute(base + "(created, rowid) < (?, ?) ORDER BY created DESC, rowid DESC LIMIT ?",
+                          (conv, first[0], first[1], reach)).fetchall()[::-1]
+    middle = conn.execute(base + "(created, rowid) >= (?, ?) AND (created, rowid) <= (?, ?) "
+                                 "ORDER BY created, rowid LIMIT ?", (conv, *first, *last, MAX_RUN + 1)).fetchall()
+    if len(middle) > MAX_RUN:  # hits far apart in a very long conversation: read around each one
+        seq = []
+        for created, rowid in hits:
+            seq += _turn_run(conv, [(created, rowid)], reach, conn)["_seq"]
+        seq = list(dict.fromkeys(seq))
+        return _positions(seq)
+    after = conn.execute(base + "(created, rowid) > (?, ?) ORDER BY created, rowid LIMIT ?",
+                         (conv, last[0], last[1], reach)).fetchall()
+    return _positions([r for (r,) in before + middle + after])
+
+
+def _positions(seq) -> dict:
+    out = {rowid: i for i, rowid in enumerate(seq)}
+    out["_seq"] = seq
+    return out
 
 
 def _fetch(conn, rowids) -> dict:

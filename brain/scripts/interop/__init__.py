@@ -26,7 +26,7 @@ def format_module(fmt: str):
     return import_module(f"{__name__}.{_MODULES[fmt]}")
 
 
-def import_path(store, fmt: str, paths, *, batch_size: int = 1000, progress=None, stdin=None) -> ImportReport:
+def import_path(store, fmt: str, paths, *, batch_size: int = 5000, progress=None, stdin=None) -> ImportReport:
     """Import every path (file, folder, or "-" for stdin) in format `fmt` ("auto" detects per path).
 
     Bad files and lines are reported in `report.errors` and skipped; the rest is imported. A path from which
