@@ -515,8 +515,8 @@ def _shown_text(row, depth, conn, words=()) -> str:
         text = " ".join(row["content"].split())
         if depth == "full" and len(text) > MAX_ITEM_CHARS:
             text = _excerpt(text, words, MAX_ITEM_CHARS)
-    day = _day(row["created"])
-    if day is not None and depth != "summary":
+    day = _day(row["created"]) if depth != "summary" and _RELATIVE_HINT.search(row["content"]) else None
+    if day is not None:  # only text with a relative date ("yesterday") needs timeref (its import costs ~1 ms)
         from .timeref import annotate
 
         text += annotate(row["content"], day)
