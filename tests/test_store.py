@@ -323,3 +323,12 @@ def test_in_a_git_shared_store_access_counts_stay_out_of_tracked_files(tmp_path)
     store.get_chunk(c.id)
     store.fold_access()
     assert store.get_chunk(c.id, track=False).metadata["access_count"] == 4
+
+
+def test_accesses_of_a_chunk_archived_before_the_fold_are_kept(store):
+    c = store.create_chunk("read then archived")
+    store.get_chunk(c.id)
+    store.get_chunk(c.id)
+    store.delete_chunk(c.id)
+    assert store.fold_access() == 1
+    assert store.restore_chunk(c.id).metadata["access_count"] == 2

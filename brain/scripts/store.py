@@ -564,10 +564,15 @@ class ChunkStore:
                     except InvalidChunkId:
                         continue
                     data = self.read_file(path)
-                    if data is None:
+                    if data is not None:
+                        ctx.write(access.apply_pending(data, pending), index_json=False)
+                        changed += 1
                         continue
-                    ctx.write(access.apply_pending(data, pending), index_json=False)
-                    changed += 1
+                    archived = self.read_file(self.archive_path(chunk_id))  # archived since it was read
+                    if archived is not None:
+                        text = json.dumps(access.apply_pending(archived, pending), indent=2, ensure_ascii=False)
+                        atomic_write_bytes(self.archive_path(chunk_id), (text + "\n").encode("utf-8"))
+                        changed += 1
             access.finish_fold(self.root)
         return changed
 
