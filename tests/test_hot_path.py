@@ -60,5 +60,14 @@ def test_the_brief_is_recomputed_when_memory_changes(captured, isolated_memory):
 def test_prompt_hook_loads_no_heavy_modules(captured):
     mods = imported("user-prompt-submit", dict(captured, prompt="which port does the staging database use?"),
                     os.environ.copy())
-    assert "brain.scripts.recall" in mods
+    assert "brain.scripts.recall" in mods and "brain.scripts.fence" in mods  # it did recall something
     assert not mods & NEVER, sorted(mods & NEVER)
+    # A prompt without a date needs no date parsing: timeref (with `re`) and `datetime` stay unloaded.
+    assert not mods & {"datetime", "brain.scripts.timeref"}, sorted(mods & {"datetime", "brain.scripts.timeref"})
+
+
+def test_prompt_hook_without_a_date_loads_no_regex_engine(captured):
+    mods = imported("user-prompt-submit", dict(captured, prompt="which port does the staging database use?"),
+                    os.environ.copy())
+    assert "brain.scripts.fence" in mods  # it did recall something
+    assert not mods & {"re", "enum", "json"}, sorted(mods & {"re", "enum", "json"})

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings, strategies as st
 
 from brain.cli.main import cli
 from brain.scripts import access, lifecycle, recall as recall_mod, timeref
@@ -237,7 +238,8 @@ def test_recall_module_imports_only_light_modules_at_top():
     tree = ast.parse(Path(recall_mod.__file__).read_text(encoding="utf-8"))
     top = {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
     top |= {node.module or "" for node in tree.body if isinstance(node, ast.ImportFrom)}
-    assert top <= {"math", "re", "db", "json"}, top  # "db": the C sqlite module (brain/scripts/db.py)
+    # "db": the C sqlite module (brain/scripts/db.py). Not `re` nor `datetime`: the prompt hook pays for every import.
+    assert top <= {"math", "time", "db"}, top
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -312,3 +314,56 @@ def test_a_prompt_about_yesterday_favours_what_was_said_yesterday(store):
                                        spec("We chose the teal palette for the onboarding screens", days=1)])
     result = ask(store, "which palette did we choose yesterday for onboarding?")
     assert ids(result)[0] == recent.id and "date" in result.items[0].why
+
+
+# The prompt hook recalls without `re` or `datetime` (each costs ms of its start): hand-written scanners stand in for
+# the regexes recall used, and must agree with them. Text is drawn from pieces that exercise their edges.
+PIECES = ["a", "B", "Caroline", "Mary Ann", "x" * 29, "Y" * 31, "e.g", ".", "/", "-", "_", " ", ":", ": ", "(", ")",
+          " (", "'", "py", "ABCDEFGHI", "3", "1.2", "é", "ß", "\n", "!", "?", ". ", "models.py", "src/", "//", "..",
+          "yesterday", "last", "week", "on", "Friday", "ago", "two", "days", "in", "May", "early", "2023", "of", "the",
+          "this", "morning", "Today", "night", "sept"]
+pieced = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(pieced)
+def test_scanners_agree_with_the_regexes_they_replace(text):
+    import re
+
+    files = set()
+    for m in re.finditer(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])", text):
+        name = m.group(1).rsplit("/", 1)[-1]
+        if not name.lower().startswith(("e.g", "i.e")):
+            files.add(name)
+    assert recall_mod._file_names(text) == files
+    assert recall_mod._words(text) == re.findall(r"[^\W_]+", text)
+    assert recall_mod._capitalised(text) == {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", text)}
+    assert recall_mod._without_label(text) == re.sub(r"^[A-Z][\w -]{0,30}(?: \([^)]{0,40}\))?: ", "", text, count=1)
+    speaker = re.match(r"([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): ", text)
+    assert recall_mod._speaker(text) == (speaker.group(1).split()[0] if speaker else None)
+    spaced = " ".join(text.split())
+    assert recall_mod._sentences(spaced) == [p for p in re.split(r"(?<=[.!?])\s+", spaced) if p]
+    # The date tests may say yes to text without a date, never no to one with a date timeref reads.
+    assert recall_mod._may_have_relative_date(text) or not timeref.relative_spans(text, NOW.date())
+    assert recall_mod._may_have_calendar_date(text) or not timeref.absolute_spans(text)
+
+
+@pytest.mark.parametrize("created", ["2026-02-28T23:59:59Z", "2024-02-29T00:00:00+00:00", "2025-12-31 08:30:00",
+                                     "2026-03-01", "1969-12-31T12:00:00", "2023-02-29T00:00:00", "garbage", None])
+def test_salience_reads_stored_times_without_datetime_alike(created):
+    from brain.scripts import salience
+
+    parsed = salience.parse_time(created)
+    assert salience._epoch_seconds(created) == (parsed.timestamp() if parsed else None)
+    row = {"created": created, "last_accessed": None, "kind": "memory", "access_count": 2}
+    assert salience.salience(row, NOW.timestamp()) == pytest.approx(salience.salience(row, NOW), rel=1e-12)
+
+
+def test_recall_accepts_a_naive_datetime_or_epoch_seconds_as_now(store):
+    store.create_many([spec("Decision: staging postgres listens on port 5433", days=3),
+                       spec("Caroline: the staging postgres moved yesterday", days=100, kind="turn")])
+    prompt = "which port does staging postgres use, Caroline?"
+    as_datetime = recall(store.root, prompt, now=NOW, track=False)
+    naive = recall(store.root, prompt, now=NOW.replace(tzinfo=None), track=False)
+    epoch = recall(store.root, prompt, now=NOW.timestamp(), track=False)
+    assert as_datetime.items and as_datetime.render() == naive.render() == epoch.render()

@@ -5,10 +5,10 @@ rewrite. `get` and `list` add the pending counts to what the chunk files say, so
 `fold` writes the accumulated counts into the chunk files in one batch (on reindex, garden, ingest, or when the
 log grows past FOLD_THRESHOLD lines) so a read-mostly week does not churn a git history.
 """
-import json
 import os
 import time
 
+from . import fastjson
 from .fsutil import append_line
 
 LOG_NAME = "access_log.jsonl"
@@ -24,7 +24,7 @@ def log_path(root):
 def record_access(root, ids, when: str | None = None) -> None:
     ids = [i for i in dict.fromkeys(ids) if i]
     if ids:
-        line = json.dumps({"t": when or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ids": ids})
+        line = fastjson.dumps({"t": when or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ids": ids})
         append_line(os.path.join(os.fspath(root), "index", LOG_NAME), line)
 
 
@@ -36,7 +36,7 @@ def _read(path) -> dict:
         return pending
     for line in data.splitlines():
         try:
-            entry = json.loads(line)
+            entry = fastjson.loads(line)
             when, ids = entry["t"], entry["ids"]
         except (ValueError, KeyError, TypeError):
             continue  # a torn or foreign line: skip it, never fail a read
@@ -73,7 +73,7 @@ def state_path(root):
 def read_state(root) -> dict:
     """Counts folded out of git's way (stores shared through git): id -> (count, last access)."""
     try:
-        raw = json.loads(state_path(root).read_text(encoding="utf-8"))
+        raw = fastjson.loads(state_path(root).read_text(encoding="utf-8"))
         return {k: (int(v[0]), v[1]) for k, v in raw.get("entries", {}).items()}
     except (OSError, ValueError, AttributeError, TypeError, IndexError, KeyError):
         return {}

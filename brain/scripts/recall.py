@@ -18,7 +18,7 @@ the prompt has none, nothing is returned. Budget: items fill the token budget be
 a kind mark and, after the text, what its relative dates mean.
 """
 import math
-import re
+import time
 
 from .db import sqlite3
 
@@ -59,13 +59,129 @@ FILL_SCAN = 150  # candidates looked at when filling the budget
 MAX_ITEM_CHARS = 1200  # a longer memory is shown as the sentences around the prompt's words
 DATED_SHARE = 0.1  # a memory found by its date alone starts at this share of the best text score
 
-_WORD = re.compile(r"[^\W_]+")
-_FILE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7})(?![\w/])")
-_RELATIVE_HINT = re.compile(r"(?i)\b(?:yesterday|today|tonight|tomorrow|ago|last|past|previous|this|next|coming|on "
-                            r"(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b")
-_MONTH_HINT = re.compile(r"(?i)\b(?:in|during|since|by|until|of) [a-z]{3}")
-_LABEL = re.compile(r"^[A-Z][\w -]{0,30}(?: \([^)]{0,40}\))?: ")  # "Decision (Ana): ", "Correction: "
-_SPEAKER = re.compile(r"([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): ")
+RECENT_DAYS = 120  # a turn older than this, never used nor pinned, has no salience left
+
+
+# Text is scanned with str methods and translate tables, not `re`: the UserPromptSubmit hook recalls on every
+# prompt, and importing `re` (with enum, functools, ...) costs ~3 ms of a budget of 2.5 bare interpreter starts.
+# Each scanner below names the regex it stands for; a regex's \w is str.isalnum() or "_".
+class _Blanks(dict):
+    """A str.translate table turning every character outside a class into a space. It learns each character the
+    first time it meets it, so building it costs nothing and non-ASCII text costs one test per distinct character."""
+
+    def __init__(self, keep):
+        super().__init__()
+        self.keep = keep
+
+    def __missing__(self, code):
+        self[code] = value = code if self.keep(chr(code)) else 32
+        return value
+
+
+_LETTERS_DIGITS = _Blanks(str.isalnum)
+_WORD_CHARS = _Blanks(lambda ch: ch.isalnum() or ch == "_")
+_PATH_CHARS = _Blanks(lambda ch: ch.isalnum() or ch in "_./-")
+_NAME_CHARS = _Blanks(lambda ch: ch.isalnum() or ch in "_'-")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _words(text: str) -> list:
+    r"""The runs of letters and digits in `text` (regex [^\W_]+)."""
+    return text.translate(_LETTERS_DIGITS).split()
+
+
+# Cheap tests for the dates brain/scripts/timeref.py reads, so that it (with `re` and `datetime`) loads only for
+# text that may hold one. Each accepts everything timeref would find, and more, never less.
+_RELATIVE_WORDS = ("yesterday", "today", "tonight", "tomorrow", "ago")  # "ago": "two weeks ago"
+_RELATIVE_LEADS = frozenset("last past previous this next coming on".split())  # "last week", "on Friday"
+_RELATIVE_UNITS = frozenset("week weekend month year night morning monday tuesday wednesday thursday friday "
+                            "saturday sunday".split())
+_MONTHS = frozenset("jan january feb february mar march apr april may jun june jul july aug august sep sept "
+                    "september oct october nov november dec december".split())
+_MONTH_LEADS = frozenset("in during since by until early late mid".split())  # "in May": "may" alone is a verb
+
+
+def _has_word(lowered: str, word: str) -> bool:
+    r"""Whether `word` occurs in `lowered` as a whole word (regex \bword\b)."""
+    at = lowered.find(word)
+    while at >= 0:
+        before, after = lowered[at - 1:at], lowered[at + len(word):at + len(word) + 1]
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            return True
+        at = lowered.find(word, at + 1)
+    return False
+
+
+def _word_pairs(lowered: str, firsts, seconds) -> bool:
+    """Whether a word of `firsts` is directly followed by a word of `seconds`."""
+    words = lowered.translate(_WORD_CHARS).split()
+    return any(word in seconds and previous in firsts for previous, word in zip(words, words[1:]))
+
+
+def _may_have_relative_date(text: str) -> bool:
+    """Whether `text` may say "yesterday", "two weeks ago", "last Friday", "this morning" or the like."""
+    lowered = text.lower()
+    if any(_has_word(lowered, word) for word in _RELATIVE_WORDS):
+        return True
+    return any(unit in lowered for unit in ("day", "week", "month", "year", "night", "morning")) \
+        and _word_pairs(lowered, _RELATIVE_LEADS, _RELATIVE_UNITS)
+
+
+def _may_have_calendar_date(text: str) -> bool:
+    """Whether `text` may name a calendar date: it has a digit ("2023-05-08", "8 May"), or a month after a
+    preposition ("in May", "early June"), the only date timeref reads without a digit."""
+    return any(ch.isdigit() for ch in text) or _word_pairs(text.lower(), _MONTH_LEADS, _MONTHS)
+
+
+def _without_label(text: str) -> str:
+    r"""`text` without a leading label such as "Decision (Ana): " or "Correction: "
+    (regex ^[A-Z][\w -]{0,30}(?: \([^)]{0,40}\))?: )."""
+    if text[:1] not in _UPPER:
+        return text
+    end = 1
+    while end <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_ -"):
+        end += 1
+    for stop in range(end, 0, -1):  # the longest label first, as the regex backtracks
+        if text.startswith(": ", stop):
+            return text[stop + 2:]
+        if text.startswith(" (", stop):
+            close = text.find(")", stop + 2)
+            if 0 <= close <= stop + 42 and text.startswith(": ", close + 1):
+                return text[close + 3:]
+    return text
+
+
+def _speaker(text: str):
+    r"""The first word of a leading "Caroline: " or "Mary Ann Smith: " (one to three capitalised words), or None
+    (regex ([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): )."""
+    start, first = 0, None
+    for _ in range(3):
+        if text[start:start + 1] not in _UPPER:
+            return None
+        end = start + 1
+        while end - start <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_'.-"):
+            end += 1
+        first = first or text[:end]
+        if text.startswith(": ", end):
+            return first
+        if not text.startswith(" ", end):
+            return None
+        start = end + 1
+    return None
+
+
+def _sentences(text: str) -> list:
+    r"""Single-spaced `text` split after each . ! or ? that ends a word (regex split (?<=[.!?])\s+)."""
+    parts, current = [], []
+    for word in text.split(" "):
+        current.append(word)
+        if word.endswith((".", "!", "?")):
+            parts.append(" ".join(current))
+            current = []
+    parts.append(" ".join(current))
+    return [p for p in parts if p]
+
+
 _STOP = frozenset("""a about above after again against all also am an and any are as at be because been before being
 below between both but by can cannot could did do does doing done down during each either else even ever every few
 for from further get gets got had has have having he her here hers herself him himself his how i if in into is it
@@ -146,9 +262,8 @@ class RecallResult:
 
 def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, depth="full",
            max_sensitivity="medium", files=(), now=None, track=True) -> RecallResult:
-    """The memories under `root` that answer `query`, best first within `budget_tokens` (see the module doc)."""
-    from datetime import datetime, timezone
-
+    """The memories under `root` that answer `query`, best first within `budget_tokens` (see the module doc).
+    `now`: a datetime (naive means UTC) or epoch seconds; the current time by default."""
     from .depth import DEPTHS
 
     if depth not in DEPTHS:
@@ -157,8 +272,7 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
         raise ValueError(f"unknown sensitivity {max_sensitivity!r}; use one of {', '.join(SENSITIVITY_ORDER)}")
     budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else max(0, int(budget_tokens))
     limit = DEFAULT_LIMIT if limit is None else max(0, int(limit))
-    now = now or datetime.now(timezone.utc)
-    now = now if now.tzinfo else now.replace(tzinfo=timezone.utc)
+    now = _Clock(now)
     empty = RecallResult(query, [], budget, depth)
     if not isinstance(query, str) or not query.strip() or budget <= 0 or limit <= 0:
         return empty
@@ -190,6 +304,38 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
 
 
 # ---------------------------------------------------------------------------------------------- the prompt
+class _Clock:
+    """The time recall runs at: epoch seconds for salience, the day for dates. Built from time.time() by default,
+    so the prompt hook imports `datetime` (~1 ms) only for a prompt or memory with a date in it."""
+
+    def __init__(self, now=None):
+        if isinstance(now, (int, float)):
+            now, self.epoch = None, float(now)
+        elif now is None:
+            self.epoch = time.time()
+        else:
+            if now.tzinfo is None:
+                from datetime import timezone
+
+                now = now.replace(tzinfo=timezone.utc)
+            self.epoch = now.timestamp()
+        self._now = now
+        if now is None:
+            first = time.gmtime(self.epoch - (RECENT_DAYS - 1) * 86400)
+            self.recent_from = "%04d-%02d-%02d" % (first.tm_year, first.tm_mon, first.tm_mday)
+        else:
+            from datetime import timedelta
+
+            self.recent_from = (now.date() - timedelta(days=RECENT_DAYS - 1)).isoformat()
+
+    def date(self):
+        if self._now is None:
+            from datetime import datetime, timezone
+
+            self._now = datetime.fromtimestamp(self.epoch, timezone.utc)
+        return self._now.date()
+
+
 class _Prompt:
     """What ranking needs from the prompt: its words, the names and dates it mentions, the files it names."""
 
@@ -198,8 +344,8 @@ class _Prompt:
         self.files = _file_names(text) | {f.rsplit("/", 1)[-1] for f in files if f}
         self.dates = []
         undated = text
-        absolute = any(ch.isdigit() for ch in text) or _MONTH_HINT.search(text)
-        relative = _RELATIVE_HINT.search(text)
+        absolute = _may_have_calendar_date(text)
+        relative = _may_have_relative_date(text)
         if absolute or relative:
             from .timeref import absolute_spans, relative_spans, without_dates
 
@@ -209,21 +355,48 @@ class _Prompt:
             if self.dates:  # "13 May 2023" or "yesterday" is matched as a date, not as words
                 undated = without_dates(text, relative=True)
         words = []
-        for word in _WORD.findall(undated.lower()):
+        for word in _words(undated.lower()):
             if word not in _STOP and (len(word) > 1 or word.isdigit()) and word not in words:
                 words.append(word)
         self.words = words[:24]
-        self.lower_words = set(_WORD.findall(text.lower()))
-        self.names = {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", text)}
+        self.lower_words = set(_words(text.lower()))
+        self.names = _capitalised(text)
+
+
+def _capitalised(text: str) -> set:
+    r"""Words starting with a capital, lower-cased: the names a prompt may mention (regex \b[A-Z][\w'-]*)."""
+    names = set()
+    for run in text.translate(_NAME_CHARS).split():
+        for i, ch in enumerate(run):
+            if ch in _UPPER and (i == 0 or run[i - 1] in "'-"):
+                names.add(run[i:].lower())
+                break
+    return names
 
 
 def _file_names(text: str) -> set:
+    """Names of the files a text mentions ("comments/models.py" gives "models.py")."""
     names = set()
-    for m in _FILE.finditer(text):
-        name = m.group(1).rsplit("/", 1)[-1]
-        if not re.fullmatch(r"[\d.]+", name) and not name.lower().startswith(("e.g", "i.e")):
-            names.add(name)
+    for run in text.translate(_PATH_CHARS).split():
+        path = _file_path(run)
+        # (a version number is no file: the extension starts with a letter)
+        if path and not path.rsplit("/", 1)[-1].lower().startswith(("e.g", "i.e")):
+            names.add(path.rsplit("/", 1)[-1])
     return names
+
+
+def _file_path(run: str):
+    r"""The longest start of `run` (a run of word characters, "." "/" "-") that is a path to a file with an
+    extension, ending the run or followed by "." or "-" ("models.py." ends a sentence); None if none is
+    (regex (?<![\w/.-])(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/]))."""
+    for end in [len(run)] + [i for i in range(len(run) - 1, 0, -1) if run[i] in ".-"]:
+        folders, slash, name = run[:end].rpartition("/")
+        stem, dot, extension = name.rpartition(".")
+        if (slash and not all(folders.split("/"))) or not (dot and stem) or stem[0] == ".":
+            continue
+        if 1 <= len(extension) <= 8 and extension.isascii() and extension.isalnum() and extension[0].isalpha():
+            return run[:end]
+    return None
 
 
 # ---------------------------------------------------------------------------------------------- ranking
@@ -409,8 +582,8 @@ def _weight(row, prompt, project, now, why) -> float:
     weight *= 1.0 + 0.5 * min(1.0, _salience(row, now))
     if row["status"] == "contested":
         weight *= 0.7
-    speaker = _SPEAKER.match(row["content"])
-    if speaker and speaker.group(1).split()[0].lower() in prompt.names:
+    speaker = _speaker(row["content"]) if prompt.names else None
+    if speaker and speaker.lower() in prompt.names:
         weight *= SPEAKER_BOOST
         why.append("speaker")
     if prompt.dates and _about_dates(row, prompt.dates):
@@ -431,18 +604,15 @@ def _weight(row, prompt, project, now, why) -> float:
 
 
 def _salience(row, now) -> float:
-    if not (row["pinned"] or row["access_count"] or row["kind"] != "turn" or _recent(row["created"], now)):
-        return 0.0  # an old, never used turn: salience has decayed to nothing (and it costs time to say so)
+    # An old, never used turn: salience has decayed to nothing (and it costs time to say so). Stored times are ISO,
+    # so comparing the day as a string tells whether it is recent.
+    if not (row["pinned"] or row["access_count"] or row["kind"] != "turn" or row["created"][:10] >= now.recent_from):
+        return 0.0
     try:
         from .salience import salience
     except ImportError:  # salience.py is optional: pinned and used memories still count
         return (1.0 if row["pinned"] else 0.0) + min(0.5, 0.1 * math.log2(1 + (row["access_count"] or 0)))
-    return salience(row, now)
-
-
-def _recent(created, now, days=120) -> bool:
-    day = _day(created)
-    return day is not None and (now.date() - day).days < days
+    return salience(row, now.epoch)
 
 
 def _about_dates(row, spans) -> bool:
@@ -479,7 +649,7 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
         length = len(row["content"]) if depth == "complete" else min(len(row["content"]), MAX_ITEM_CHARS)
         if depth != "summary" and length // 4 + 8 > budget - used:
             continue  # cannot fit: skip before rendering it
-        key = _plain(row["content"] if row["kind"] == "turn" else _LABEL.sub("", row["content"], count=1))
+        key = _plain(row["content"] if row["kind"] == "turn" else _without_label(row["content"]))
         if not key or any(key == other or (len(key) >= 24 and key in other) for other in shown):
             continue
         item = RecallItem(row, score, _shown_text(row, depth, conn, words), why)
@@ -497,7 +667,7 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
 
 
 def _plain(text: str) -> str:
-    return " ".join(_WORD.findall(text.lower()))
+    return " ".join(_words(text.lower()))
 
 
 def _shown_text(row, depth, conn, words=()) -> str:
@@ -515,7 +685,7 @@ def _shown_text(row, depth, conn, words=()) -> str:
         text = " ".join(row["content"].split())
         if depth == "full" and len(text) > MAX_ITEM_CHARS:
             text = _excerpt(text, words, MAX_ITEM_CHARS)
-    day = _day(row["created"]) if depth != "summary" and _RELATIVE_HINT.search(row["content"]) else None
+    day = _day(row["created"]) if depth != "summary" and _may_have_relative_date(row["content"]) else None
     if day is not None:  # only text with a relative date ("yesterday") needs timeref (its import costs ~1 ms)
         from .timeref import annotate
 
@@ -537,7 +707,7 @@ def _shown_text(row, depth, conn, words=()) -> str:
 def _excerpt(text: str, words, limit: int) -> str:
     """The sentences of a long memory that hold the prompt's words, with the sentence either side of each (in
     their order, gaps marked …), within `limit` characters; `rlm-mem get ID` shows the rest."""
-    parts = [p for p in re.split(r"(?<=[.!?])\s+", text) if p]
+    parts = _sentences(text)
     stems = [w[:5] for w in words]  # "deploying" meets "deploy", without a stemmer
     hits = [sum(stem in p.lower() for stem in stems) for p in parts]
     wanted = sorted((i for i in range(len(parts)) if hits[i]), key=lambda i: (-hits[i], i))

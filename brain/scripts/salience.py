@@ -21,9 +21,10 @@ What changed from the seed, and why:
 
 Thresholds (seed 003): active ≥ 0.5, fading ≥ 0.2, dormant below; garden archives a dormant memory once its score
 is under ARCHIVE_BELOW (the seed's "archived" band). Stdlib only: the SessionStart selection imports this.
+`now` is a datetime or epoch seconds: recall, in the prompt hook, passes seconds and reads the stored ISO times by
+hand, so that it never imports `datetime` (~1 ms of a hook whose budget is 2.5 bare interpreter starts).
 """
 import math
-from datetime import datetime, timezone
 
 PINNED_SCORE = 999.0  # seed 003's vault score: effectively infinite
 ACTIVE = 0.5
@@ -46,14 +47,60 @@ TYPE_WEIGHT = {"decision": 1.3, "preference": 1.2, "pattern": 1.1, "fact": 1.0, 
 STATUS_WEIGHT = {"active": 1.0, "contested": 0.5, "superseded": 0.25, "retracted": 0.1}
 
 
-def parse_time(value) -> datetime | None:
+def parse_time(value):
     """`YYYY-MM-DDTHH:MM:SS...` as an aware UTC datetime; None when absent or unreadable."""
     if not value or not isinstance(value, str):
         return None
+    from datetime import datetime, timezone
+
     try:
         return datetime.fromisoformat(value[:19]).replace(tzinfo=timezone.utc)
     except ValueError:
         return None
+
+
+_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)  # in a year that is not leap
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+def _leap(year: int) -> bool:
+    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+
+
+def _leap_years_through(year: int) -> int:
+    return year // 4 - year // 100 + year // 400
+
+
+def _epoch_seconds(value):
+    """parse_time(value) as epoch seconds. The form chunks are stored in ("YYYY-MM-DD", then "THH:MM:SS" or
+    " HH:MM:SS") is read by hand, so recall never imports datetime; any other form goes through parse_time."""
+    if not value or not isinstance(value, str):
+        return None
+    text = value[:19]
+    digits = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
+    separators = text[4] + text[7] + text[10:11] + text[13:14] + text[16:17] if len(text) in (10, 19) else ""
+    if separators in ("--", "--T::", "-- ::") and digits.isascii() and digits.isdigit():
+        year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
+        hour, minute, second = (int(text[11:13]), int(text[14:16]), int(text[17:19])) if text[10:] else (0, 0, 0)
+        leap_day = month == 2 and _leap(year)
+        if year and 1 <= month <= 12 and 1 <= day <= _MONTH_DAYS[month - 1] + leap_day \
+                and hour < 24 and minute < 60 and second < 60:
+            days = (365 * (year - 1970) + _leap_years_through(year - 1) - _leap_years_through(1969)
+                    + _DAYS_BEFORE_MONTH[month - 1] + (month > 2 and _leap(year)) + day - 1)
+            return days * 86400.0 + hour * 3600 + minute * 60 + second
+    parsed = parse_time(value)  # another form (or an impossible date): datetime judges it
+    return None if parsed is None else parsed.timestamp()
+
+
+def _as_epoch(now) -> float:
+    """`now` (a datetime, naive meaning UTC, or epoch seconds) as epoch seconds."""
+    if isinstance(now, (int, float)):
+        return float(now)
+    if now.tzinfo is None:
+        from datetime import timezone
+
+        now = now.replace(tzinfo=timezone.utc)
+    return now.timestamp()
 
 
 def importance_of(row: dict) -> float:
@@ -63,17 +110,16 @@ def importance_of(row: dict) -> float:
     return min(1.0, max(0.0, float(value)))
 
 
-def idle_days(row: dict, now: datetime) -> float:
-    """Days since the memory was last written or used (whichever is later); never negative."""
-    times = [t for t in (parse_time(row.get("created")), parse_time(row.get("last_accessed"))) if t]
+def idle_days(row: dict, now) -> float:
+    """Days since the memory was last written or used (whichever is later); never negative. `now`: a datetime
+    or epoch seconds."""
+    times = [t for t in (_epoch_seconds(row.get("created")), _epoch_seconds(row.get("last_accessed"))) if t is not None]
     if not times:
         return 0.0
-    if now.tzinfo is None:
-        now = now.replace(tzinfo=timezone.utc)
-    return max(0.0, (now - max(times)).total_seconds() / 86400.0)
+    return max(0.0, (_as_epoch(now) - max(times)) / 86400.0)
 
 
-def salience(row: dict, now: datetime) -> float:
+def salience(row: dict, now) -> float:
     """The memory's score now (see the module docstring). `row`: a dict with the search-db columns."""
     if row.get("pinned"):
         return PINNED_SCORE
