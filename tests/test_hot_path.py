@@ -71,3 +71,16 @@ def test_prompt_hook_without_a_date_loads_no_regex_engine(captured):
                     os.environ.copy())
     assert "brain.scripts.fence" in mods  # it did recall something
     assert not mods & {"re", "enum", "json"}, sorted(mods & {"re", "enum", "json"})
+
+
+def test_capture_refreshes_the_brief_so_the_next_start_needs_no_sqlite(captured, tmp_path):
+    fire("SessionStart", dict(captured, source="startup"))  # asks for this project's brief once
+    project = captured["cwd"]
+    path = tmp_path / "s3.jsonl"
+    write_transcript(path, "s3", project, [("user", "Remember that the cache TTL is 300 seconds.")])
+    capture = subprocess.run([str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem"), "ingest", str(path)],
+                             capture_output=True, text=True)
+    assert capture.returncode == 0, capture.stderr
+    mods = imported("session-start", dict(captured, source="startup"), os.environ.copy())
+    assert "sqlite3" not in mods and "_sqlite3" not in mods and "brain.scripts.core" not in mods
+    assert "cache TTL is 300 seconds" in fire("SessionStart", dict(captured, source="startup"))[0].context

@@ -113,6 +113,10 @@ def register(cli):
                 click.echo("gardening is not due yet")
             return
         plan = gardening.run(env.store, apply=do_apply)
+        if do_apply and (plan.get("resolve") or plan.get("consolidate") or plan.get("archive")):
+            from brain.scripts.session_context import refresh_briefs
+
+            refresh_briefs(env.store.root)  # the next session start finds its brief ready
         if as_json:
             emit_json(plan)
         elif not quiet:

@@ -74,10 +74,13 @@ def register(cli):
                     pass
         try:
             from brain.scripts import access
+            from brain.scripts.session_context import refresh_briefs
 
             if access.pending_lines(store.root) > access.FOLD_THRESHOLD:
                 store.fold_access()
-        except Exception:  # folding is housekeeping; capture already succeeded
+            if any(r.created for r in reports):
+                refresh_briefs(store.root)  # the next session start finds its brief ready
+        except Exception:  # housekeeping; capture already succeeded
             pass
         if background:
             return

@@ -181,8 +181,35 @@ def compute_brief(root, project, *, max_sensitivity: str) -> dict:
             conn.close()
     memory = render_memory(rows, project.name, total)
     brief = dict(gauges(rows), total=total or 0, made=time.time(), fingerprint=fingerprint,
-                 memory=fence(memory, label="session-start") if memory else "")
+                 memory=fence(memory, label="session-start") if memory else "",
+                 project=[project.id, project.name], max_sensitivity=max_sensitivity)
     return brief
+
+
+def refresh_briefs(root) -> int:
+    """Recompute every brief a session start has asked for (after capture or gardening changed the store), so
+    the next session start finds it ready. Run by the detached worker, never by a hook."""
+    from .project import ProjectInfo
+
+    folder = os.path.join(os.fspath(root), "state", "brief")
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    except OSError:
+        return 0
+    done = 0
+    for name in names:
+        from .fsutil import read_json
+
+        try:
+            old = read_json(os.path.join(folder, name))
+            project_id, project_name = old["project"]
+            level = old["max_sensitivity"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # an older or damaged brief: the next session start rebuilds it
+        project = ProjectInfo(project_id, project_name, None, "brief")
+        save_brief(root, project_id, level, compute_brief(root, project, max_sensitivity=level))
+        done += 1
+    return done
 
 
 def save_brief(root, project_id: str, max_sensitivity: str, brief: dict) -> None:
