@@ -1,4 +1,5 @@
 """Every test runs against its own memory folder: nothing touches the real home or the bundle's brain/memory."""
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -16,3 +17,18 @@ def isolated_memory(tmp_path, monkeypatch):
                  "CLAUDE_PROJECT_DIR", "RLM_MEM_MAX_SENSITIVITY"):
         monkeypatch.delenv(name, raising=False)
     return memory
+
+
+# Times relative to now, for gardening and session-start tests that need old or recent memories.
+NOW = datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def ago(days: float) -> str:
+    return (NOW - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@pytest.fixture
+def gardening_store(tmp_path):
+    from brain.scripts.store import ChunkStore
+
+    return ChunkStore(tmp_path / "mem", actor="test")

@@ -14,16 +14,7 @@ from brain.scripts.core import CORE_MAX_CHARS, build_core, select_for_session
 from brain.scripts.store import ChunkStore
 from brain.scripts.tokens import estimate_tokens
 
-NOW = datetime.now(timezone.utc).replace(microsecond=0)
-
-
-def ago(days: float) -> str:
-    return (NOW - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ChunkStore(tmp_path / "mem", actor="test")
+from conftest import NOW, ago, gardening_store as store  # noqa: E402,F401  (shared with the other test file)
 
 
 def make(store, text, *, days=1.0, chunk_type="fact", **metadata):

@@ -13,16 +13,7 @@ from brain.scripts.core import select_for_session
 from brain.scripts.salience import ARCHIVE_BELOW, PINNED_SCORE, salience, state_of
 from brain.scripts.store import ChunkStore
 
-NOW = datetime.now(timezone.utc).replace(microsecond=0)
-
-
-def ago(days: float) -> str:
-    return (NOW - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-@pytest.fixture
-def store(tmp_path):
-    return ChunkStore(tmp_path / "mem", actor="test")
+from conftest import NOW, ago, gardening_store as store  # noqa: E402,F401  (shared with the other test file)
 
 
 def cli_run(store, *args):
