@@ -25,3 +25,11 @@ def test_bundle_default_and_plugin_pointer(tmp_path):
     assert not had, "a pointer left by a plugin run would change the default"
     root, why = resolve_memory_root(env={}, cwd=tmp_path)
     assert root == BUNDLE_MEMORY and "brain/memory" in why
+
+
+def test_a_project_config_cannot_point_memory_outside_the_project(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / ".rlm-mem.json").write_text(json.dumps({"memory_dir": "../../elsewhere"}))
+    root, why = resolve_memory_root(env={}, cwd=repo)
+    assert root == BUNDLE_MEMORY and "elsewhere" not in root

@@ -49,29 +49,14 @@ def register(cli):
         from brain.scripts import capture
 
         store = env.store
-        pid_file = Path(env.root) / "state" / "worker.pid"
-        if background:  # hooks look at this file to start no second worker while one runs
-            try:
-                pid_file.parent.mkdir(parents=True, exist_ok=True)
-                pid_file.write_text(str(os.getpid()))
-            except OSError:
-                pass
         reports = []
-        try:
-            if transcripts:
-                for path in transcripts:
-                    if not Path(path).is_file():
-                        raise click.ClickException(f"no transcript at {path}")
-                    reports.append(capture.capture_transcript(store, path, final=True))
-            else:
-                reports = capture.ingest(store, wait=not background)
-        finally:
-            if background:
-                try:
-                    if pid_file.read_text().strip() == str(os.getpid()):
-                        pid_file.unlink()
-                except OSError:
-                    pass
+        if transcripts:
+            for path in transcripts:
+                if not Path(path).is_file():
+                    raise click.ClickException(f"no transcript at {path}")
+                reports.append(capture.capture_transcript(store, path, final=True))
+        else:  # hooks see the worker by its lock on state/.ingest.lock (capture.ingest holds it while it works)
+            reports = capture.ingest(store, wait=not background)
         try:
             from brain.scripts import access
             from brain.scripts.session_context import refresh_briefs

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .capture_queue import (captured_offset, enqueue, pending, pending_count, safe_name, save_offset,  # noqa: F401
-                            spawn_worker, uncaptured_siblings)
+from .capture_queue import (INGEST_LOCK, captured_offset, enqueue, pending, pending_count,  # noqa: F401
+                            safe_name, save_offset, spawn_worker, uncaptured_siblings)
 from .errors import StoreBusy, StoreUnwritable
 from .fsutil import ensure_dir, read_json
 
@@ -142,11 +142,12 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     from .project import memory_disabled, project_id
     from .transcript import parse_transcript
 
-    transcript_path = Path(transcript_path)
+    transcript_path = Path(os.path.realpath(transcript_path))  # the hook's path and a person's relative one agree
     sid = session_id or transcript_path.stem
     report = CaptureReport(session_id=sid)
     state = {} if full else captured_offset(store.root, sid)
-    start = state.get("offset", 0) if state.get("path") in (None, str(transcript_path)) else 0
+    known = state.get("path")
+    start = state.get("offset", 0) if known is None or os.path.realpath(known) == str(transcript_path) else 0
     parsed = parse_transcript(transcript_path, start_offset=start)
     project = project_id(parsed.cwd or cwd or os.getcwd())
     if project.root is not None and memory_disabled(project.root):
@@ -234,7 +235,7 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
     from filelock import FileLock, Timeout
 
     ensure_dir(Path(store.root) / "state")
-    lock = FileLock(str(Path(store.root) / "state" / ".ingest.lock"), timeout=timeout if wait else 0)
+    lock = FileLock(str(Path(store.root) / "state" / INGEST_LOCK), timeout=timeout if wait else 0)
     reports, seen = [], {}
     for _ in range(max_passes):
         try:

@@ -106,13 +106,26 @@ def uncaptured_siblings(root, transcript_path: str, current_session: str) -> lis
     return out
 
 
+INGEST_LOCK = ".ingest.lock"
+
+
 def worker_running(root) -> bool:
+    """Whether a capture worker holds the ingest lock now (a lock, not a pid: a dead worker's pid can be reused)."""
+    import fcntl
+
     try:
-        with open(os.path.join(os.fspath(root), "state", "worker.pid"), encoding="ascii") as fh:
-            os.kill(int(fh.read().strip()), 0)
-        return True
-    except (OSError, ValueError):
+        fd = os.open(os.path.join(os.fspath(root), "state", INGEST_LOCK), os.O_RDONLY)
+    except OSError:
         return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
 
 
 def background_allowed() -> bool:

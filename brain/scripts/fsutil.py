@@ -55,12 +55,27 @@ def atomic_write_bytes(path, data: bytes, *, fsync: bool = True) -> None:
                 os.fsync(fh.fileno())
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
+        if fsync:  # the new directory entry too: a power cut must not lose a file reported as saved
+            _fsync_dir(folder)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+def _fsync_dir(folder: str) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems refuse fsync on a directory; the file itself is synced
+    finally:
+        os.close(fd)
 
 
 def atomic_write_text(path, text: str, *, fsync: bool = True) -> None:

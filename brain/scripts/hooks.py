@@ -18,6 +18,7 @@ except ImportError:  # pragma: no cover - other interpreters
 from . import fastjson
 
 MAX_STDIN = 16 * 1024 * 1024
+CANDIDATES_TAIL_BYTES = 2 * 1024 * 1024
 CONTEXT_CAP = 9_500  # Claude Code replaces additionalContext over 10,000 characters by a preview
 TIME_LIMITS = {"session-start": 8.0, "user-prompt-submit": 8.0, "stop": 8.0, "pre-compact": 8.0,
                "session-end": 1.2}
@@ -69,8 +70,9 @@ def _memory_root():
     from .paths import remember_plugin_location, resolve_memory_root
 
     root, _ = resolve_memory_root()
-    if os.environ.get("CLAUDE_PLUGIN_DATA") and not os.environ.get("RLM_MEM_DIR"):
-        remember_plugin_location(root)
+    plugin_data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    if plugin_data and os.fspath(root) == os.path.join(plugin_data, "memory"):
+        remember_plugin_location(root)  # only the plugin's own folder: never a project's or an explicit one
     return os.fspath(root)
 
 
@@ -179,8 +181,12 @@ def session_end(inp: HookInput):
     try:
         _queue_capture(root, inp, final=True)
     except OSError as exc:
+        _RUN["queue_failed"] = True
         raise MemoryUnwritable(str(exc)) from exc
     return None
+
+
+_RUN = {"queue_failed": False}  # what the timeout handler may truthfully say
 
 
 class MemoryUnwritable(Exception):
@@ -199,7 +205,9 @@ def _candidates_block(inp: HookInput) -> str:
     from .project import project_id
     from .transcript import parse_transcript
 
-    parsed = parse_transcript(inp.transcript_path)
+    # The tail is what matters and all that fits in SessionEnd's 1.5 s (the parser skips a cut first line).
+    size = os.path.getsize(inp.transcript_path)
+    parsed = parse_transcript(inp.transcript_path, start_offset=max(0, size - CANDIDATES_TAIL_BYTES))
     project = project_id(inp.cwd or os.getcwd())
     specs = memory_specs(extract_memories(parsed.turns), session_id=inp.session_id or "session", project=project,
                          transcript_path=inp.transcript_path, fallback_time="")
@@ -229,10 +237,19 @@ def main(argv) -> int:
     if event not in HANDLERS:
         _stderr_line(f"unknown hook event {event!r}; expected one of {', '.join(HANDLERS)}")
         return 0
-    limit = float(os.environ.get("RLM_MEM_HOOK_TIMEOUT", TIME_LIMITS[event]))
+    try:
+        limit = float(os.environ.get("RLM_MEM_HOOK_TIMEOUT", TIME_LIMITS[event]))
+    except ValueError:
+        limit = TIME_LIMITS[event]
+    if not 0 < limit < 3600:
+        limit = TIME_LIMITS[event]
 
     def out_of_time(signum, frame):
-        _stderr_line(f"{event} gave up after {limit:g}s (memory work stays queued)")
+        if _RUN["queue_failed"]:
+            _stderr_line(f"could not save this session's memories (memory folder unwritable) and ran out of time "
+                         f"listing them; the transcript is {getattr(inp, 'transcript_path', '') or 'unknown'}")
+        else:
+            _stderr_line(f"{event} gave up after {limit:g}s (memory work stays queued)")
         os._exit(0)
 
     if hasattr(signal, "setitimer"):

@@ -31,9 +31,11 @@ def _project_memory_dir(cwd: str):
             except (OSError, ValueError, AttributeError):
                 return None
             if isinstance(value, str) and value:
-                return os.path.realpath(os.path.join(folder, value))
+                target = os.path.realpath(os.path.join(folder, value))
+                inside = os.path.commonpath([target, os.path.realpath(folder)]) == os.path.realpath(folder)
+                return target if inside else None  # a cloned repository must not point memory elsewhere
             return None
-        if os.path.exists(os.path.join(folder, ".git")):
+        if os.path.exists(os.path.join(folder, ".git")) or folder == os.path.expanduser("~"):
             return None
         parent = os.path.dirname(folder)
         if parent == folder:

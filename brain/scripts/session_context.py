@@ -155,22 +155,30 @@ def cached_brief(root, project_id: str, max_sensitivity: str):
     return brief if brief.get("fingerprint") == _store_fingerprint(root) else None
 
 
-def compute_brief(root, project, *, max_sensitivity: str) -> dict:
-    """Select and render this project's memory for a session start (the live path)."""
+SYNC_LOCK_WAIT = 0.3  # seconds a session start may wait for a writer before serving the index as it is
+
+
+def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYNC_LOCK_WAIT) -> dict:
+    """Select and render this project's memory for a session start (the live path).
+
+    If the index is stale and cannot be brought up to date at once (a writer holds the store, e.g. the capture
+    worker that SessionEnd just started), the brief is served from the index as it is and marked not to be kept."""
     import time
 
     from .core import select_for_session
     from .fence import fence
     from .search_index import chunk_count, connect, is_stale
 
+    fresh = True
     if is_stale(root):  # files changed behind our back (a git pull, a crash): re-index just those months
         try:
             from .store import ChunkStore
 
-            ChunkStore(root).sync_derived()
-        except Exception as exc:  # a stale index still serves; doctor will tell
-            sys.stderr.write(f"rlm-mem: index sync skipped: {exc}\n")
-    fingerprint = _store_fingerprint(root)
+            ChunkStore(root, lock_timeout=lock_wait).sync_derived()
+        except Exception as exc:  # a stale index still serves; the next start (or the worker) refreshes it
+            sys.stderr.write(f"rlm-mem: index sync deferred: {exc}\n")
+        fresh = not is_stale(root)
+    fingerprint = _store_fingerprint(root) if fresh else None  # None: never matches, so never reused
     rows = select_for_session(root, project.id, max_sensitivity=max_sensitivity)
     total = None
     conn = connect(root, readonly=True)
@@ -207,13 +215,16 @@ def refresh_briefs(root) -> int:
         except (OSError, ValueError, KeyError, TypeError):
             continue  # an older or damaged brief: the next session start rebuilds it
         project = ProjectInfo(project_id, project_name, None, "brief")
-        save_brief(root, project_id, level, compute_brief(root, project, max_sensitivity=level))
+        save_brief(root, project_id, level, compute_brief(root, project, max_sensitivity=level, lock_wait=20))
         done += 1
     return done
 
 
 def save_brief(root, project_id: str, max_sensitivity: str, brief: dict) -> None:
     from .fsutil import atomic_write_json
+
+    if brief.get("fingerprint") is None:
+        return  # made from a stale index: do not keep it
 
     try:
         atomic_write_json(_brief_path(root, project_id, max_sensitivity), brief, indent=None, fsync=False)

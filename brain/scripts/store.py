@@ -284,6 +284,8 @@ class ChunkStore:
                 md[name] = value
         if "title" in md:
             md["title"] = _redact(md["title"])
+        if key:  # remember which key made this id: a second key landing on the same 8 hex digits is a collision
+            md["provenance"] = dict(md.get("provenance") or {}, hash=key_hash(key))
         chunk_links = empty_links()
         for link_type, targets in (links or {}).items():
             chunk_links.setdefault(link_type, [])
@@ -366,7 +368,7 @@ class ChunkStore:
                 errors = schema_errors("chunk", chunk)  # now, not under the lock: a bad spec must not follow
                 if errors:                              # good ones to disk and then abort the batch
                     raise ChunkValidationError("invalid chunk: " + "; ".join(errors[:5]))
-                built.append((chunk, bool(spec.get("key"))))
+                built.append((chunk, spec.get("key")))
             except (ChunkValidationError, InvalidChunkId) as exc:
                 if on_error is None:
                     raise
@@ -374,14 +376,18 @@ class ChunkStore:
 
         with self._writing(bulk=len(built) > 8 if bulk is None else bulk) as ctx:
             created, previous = [], None
-            for chunk, keyed in built:
-                if keyed:
-                    existing = ctx.existing(chunk["id"])
-                    if existing is not None and existing["content"] == chunk["content"]:
-                        created.append(Chunk.from_dict(existing))  # stored before: idempotent
+            for chunk, key in built:
+                if key:
+                    existing, attempt = ctx.existing(chunk["id"]), 1
+                    while existing is not None and not _same_key(existing, chunk):  # another key, same id
+                        attempt += 1
+                        chunk["id"] = new_chunk_id(chunk["metadata"]["created"], f"{key}#alt{attempt}")
+                        existing = ctx.existing(chunk["id"])
+                    if existing is not None:  # stored before (live or archived): idempotent, never a copy
+                        created.append(Chunk.from_dict(existing))
                         previous = chunk["id"]
                         continue
-                while ctx.id_taken(chunk["id"]):  # random ids can collide: draw again
+                while not key and ctx.id_taken(chunk["id"]):  # random ids can collide: draw again
                     chunk["id"] = new_chunk_id(chunk["metadata"]["created"])
                 if chain and previous and previous not in chunk["links"]["follows"]:
                     chunk["links"]["follows"].append(previous)
@@ -617,6 +623,18 @@ class ChunkStore:
         return sorted(p for p in self.root.rglob(f"{TMP_PREFIX}*")) if self.root.is_dir() else []
 
 
+def key_hash(key: str) -> str:
+    return "key:" + search_index.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def _same_key(existing: dict, chunk: dict) -> bool:
+    """Whether a stored chunk was made from the same key (older chunks without the hash: same content)."""
+    theirs = (existing.get("metadata", {}).get("provenance") or {}).get("hash")
+    if theirs and str(theirs).startswith("key:"):
+        return theirs == chunk["metadata"]["provenance"]["hash"]
+    return existing.get("content") == chunk["content"]
+
+
 def _mtime(path: Path) -> int:
     try:
         return path.stat().st_mtime_ns
@@ -774,7 +792,7 @@ class _WriteContext:
 
     def commit(self) -> None:
         if self.bulk and self.added:
-            os.sync()  # every file written in this batch is durable before anything reports it saved
+            os.sync()  # every file (and directory entry) of this batch is durable before anything reports it saved
         try:
             if self._json_dirty:  # before COMMIT: dying in between leaves a stale fingerprint, so the next writer
                 self.indexes.save()  # re-syncs; after it, the JSON indexes would stay stale until a reindex
