@@ -106,3 +106,20 @@ def test_unwritable_memory_and_a_large_transcript_still_hand_out_candidates(tmp_
     run = fire("SessionEnd", {"session_id": "big", "transcript_path": str(path), "cwd": str(project),
                               "reason": "other"})[0]
     assert run.returncode == 2 and "[MEMORY_CANDIDATES]" in run.stderr and "5433" in run.stderr
+
+
+def test_a_turn_deleted_for_good_stays_deleted_when_captured_again(tmp_path, isolated_memory):
+    import shutil
+
+    project = tmp_path / "project"
+    project.mkdir()
+    path = tmp_path / "s1.jsonl"
+    write_transcript(path, "s1", project, SESSION_1)
+    ingest(str(path))
+    store = ChunkStore(isolated_memory)
+    turn = next(c for c in store.list_chunks() if c.kind == "turn")
+    store.delete_chunk(turn.id, permanent=True)
+    shutil.rmtree(isolated_memory / "state" / "captured")  # capture state lost: the whole transcript again
+    ingest(str(path))
+    assert store.get_chunk(turn.id, include_archived=True) is None
+    assert turn.content not in [c.content for c in store.list_chunks()]

@@ -19,7 +19,7 @@ from .chunk import (CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, SOURCES, Chunk, 
 from .chunking import ChunkingEngine
 from .classify import detect_type
 from .errors import ChunkNotFound, ChunkValidationError, InvalidChunkId, StoreUnwritable
-from .fsutil import TMP_PREFIX, atomic_write_bytes, ensure_dir, store_lock
+from .fsutil import TMP_PREFIX, append_line, atomic_write_bytes, ensure_dir, store_lock
 from .indexes import JsonIndexes
 from .tokens import estimate_tokens
 
@@ -31,7 +31,8 @@ MAX_RELATED = 5
 RELATED_TAG_LIMIT = 200
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
-MAX_CONTENT_CHARS = 2_000_000  # longer input is refused; anything below is chunked, never refused
+MAX_CONTENT_CHARS = 2_000_000
+TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks deleted with --permanent  # longer input is refused; anything below is chunked, never refused
 
 METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "project", "project_name",
                    "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
@@ -376,7 +377,10 @@ class ChunkStore:
 
         with self._writing(bulk=len(built) > 8 if bulk is None else bulk) as ctx:
             created, previous = [], None
+            deleted = self._tombstones() if any(key for _, key in built) else set()
             for chunk, key in built:
+                if key and chunk["metadata"]["provenance"]["hash"] in deleted:
+                    continue  # deleted for good by a person: a later capture of the same entry stays deleted
                 if key:
                     existing, attempt = ctx.existing(chunk["id"]), 1
                     while existing is not None and not _same_key(existing, chunk):  # another key, same id
@@ -401,6 +405,12 @@ class ChunkStore:
         if added is not None:
             added.extend(Chunk.from_dict(c) for c in ctx.added)
         return created
+
+    def _tombstones(self) -> set:
+        try:
+            return set((self.root / "state" / TOMBSTONES).read_text(encoding="utf-8").split())
+        except OSError:
+            return set()
 
     def update_chunk(self, chunk_id: str, *, reason=None, **changes) -> Chunk:
         """Change content, type, tags or metadata fields (e.g. confidence=0.98). Returns the updated chunk."""
@@ -458,8 +468,11 @@ class ChunkStore:
             else:
                 return False
             if permanent:
+                keyed = (self.read_file(source, validate=False) or {}).get("metadata", {}).get("provenance") or {}
                 os.unlink(source)
                 ctx.forget(chunk_id)
+                if str(keyed.get("hash", "")).startswith("key:"):  # captured: capturing it again must not revive it
+                    append_line(self.root / "state" / TOMBSTONES, keyed["hash"])
                 for ref in ctx.referrers(chunk_id):
                     ctx.strip_links_to(ref, chunk_id)
             else:
