@@ -16,8 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .capture_queue import (INGEST_LOCK, captured_offset, enqueue, pending, pending_count,  # noqa: F401
-                            safe_name, save_offset, spawn_worker, uncaptured_siblings)
+from .capture_queue import INGEST_LOCK, captured_offset, pending, safe_name, save_offset
 from .errors import StoreBusy, StoreUnwritable
 from .fsutil import ensure_dir, read_json
 
@@ -94,7 +93,8 @@ def memory_specs(candidates, *, session_id, project, transcript_path, fallback_t
     return specs
 
 
-def _candidates_for(specs) -> list:
+def candidates_for(specs) -> list:
+    """MEMORY_CANDIDATES for memory specs that could not be stored."""
     from .candidates import MemoryCandidate, slug_filename
 
     out = []
@@ -186,7 +186,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
         _episode_entries(store.root, [c for c in added if c.kind != "turn" and c.id != record_id])
     except (StoreUnwritable, StoreBusy, PermissionError) as exc:
         report.skipped_reason = str(exc)
-        report.candidates = _candidates_for(memories)
+        report.candidates = candidates_for(memories)
         return report
     save_offset(store.root, sid, transcript_path, parsed.end_offset)
     return report

@@ -199,8 +199,8 @@ HANDLERS = {"session-start": session_start, "user-prompt-submit": user_prompt_su
 
 def _candidates_block(inp: HookInput) -> str:
     """SessionEnd could not queue: mine the transcript now and hand the memories to the person."""
-    from .capture import keep_candidates, memory_specs
-    from .candidates import format_candidates, MemoryCandidate, slug_filename
+    from .capture import candidates_for, keep_candidates, memory_specs
+    from .candidates import format_candidates
     from .extract import extract_memories
     from .project import project_id
     from .transcript import parse_transcript
@@ -211,9 +211,7 @@ def _candidates_block(inp: HookInput) -> str:
     project = project_id(inp.cwd or os.getcwd())
     specs = memory_specs(extract_memories(parsed.turns), session_id=inp.session_id or "session", project=project,
                          transcript_path=inp.transcript_path, fallback_time="")
-    cands = [MemoryCandidate(filename=slug_filename(s["content"]), category=s["metadata"].get("category") or "past",
-                             tags=tuple(s.get("tags") or ()) or (s["metadata"]["kind"],), content=s["content"])
-             for s in specs]
+    cands = candidates_for(specs)
     if not cands:
         return ""
     text = format_candidates(cands)
