@@ -80,7 +80,7 @@ def is_stale(root) -> bool:
         return os.path.isdir(os.path.join(os.fspath(root), "chunks"))
     try:
         return get_meta(conn, "fingerprint", None) != month_fingerprint(root)
-    except sqlite3.Error:
+    except (sqlite3.Error, ValueError):  # an older layout or a damaged value: treat as stale, a writer rebuilds
         return True
     finally:
         conn.close()

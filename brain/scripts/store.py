@@ -19,7 +19,7 @@ from .chunk import (CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, SOURCES, Chunk, 
 from .chunking import ChunkingEngine
 from .classify import detect_type
 from .errors import ChunkNotFound, ChunkValidationError, InvalidChunkId, StoreUnwritable
-from .fsutil import TMP_PREFIX, append_line, atomic_write_bytes, ensure_dir, store_lock
+from .fsutil import append_line, atomic_write_bytes, ensure_dir, store_lock
 from .indexes import JsonIndexes
 from .tokens import estimate_tokens
 
@@ -222,7 +222,7 @@ class ChunkStore:
         want_tags = set(clean_tags(tags))
         since = normalize_timestamp(since) if since else None
         until = normalize_timestamp(until) if until else None
-        if until and len(str(until)) and until.endswith("T00:00:00Z"):
+        if until and until.endswith("T00:00:00Z"):
             until = until[:10] + "T23:59:59Z"  # a bare date means the whole day
         pending = access.pending_access(self.root)
         out = []
@@ -602,17 +602,7 @@ class ChunkStore:
     def sync_derived(self) -> dict | None:
         """Bring derived indexes up to date when chunk files changed behind rlm-mem's back (a git pull, a crash,
         a hand edit). Costs one stat per month folder when nothing changed; returns what was re-indexed, or None."""
-        conn = search_index.connect(self.root, readonly=True)
-        if conn is not None:
-            try:
-                stored = search_index.get_meta(conn, "fingerprint", {})
-            except Exception:  # an index from an older layout or a damaged file: rebuild below
-                stored = None
-            finally:
-                conn.close()
-            if stored == self.fingerprint():
-                return None
-        elif not self.chunks_dir.is_dir():
+        if not search_index.is_stale(self.root):
             return None
         with self._writing() as ctx:
             result = ctx.synced
@@ -631,9 +621,6 @@ class ChunkStore:
         return {"root": str(self.root), "chunks": count, "archived": archived, "tokens": tokens,
                 "by_type": dict(sorted(by_type.items())), "by_kind": dict(sorted(by_kind.items())),
                 "pending_accesses": access.pending_lines(self.root), "bytes_on_disk": disk}
-
-    def stray_temp_files(self) -> list:
-        return sorted(p for p in self.root.rglob(f"{TMP_PREFIX}*")) if self.root.is_dir() else []
 
 
 def key_hash(key: str) -> str:
