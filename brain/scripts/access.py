@@ -88,13 +88,9 @@ def merge_into_state(root, pending: dict) -> None:
 
 def in_git_repository(root) -> bool:
     """True when the memory folder is inside a git work tree (a store shared with a team)."""
-    from pathlib import Path
+    from .project import find_git
 
-    folder = Path(root).resolve()
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return True
-    return False
+    return find_git(os.path.realpath(os.fspath(root))) is not None
 
 
 def pending_lines(root) -> int:
