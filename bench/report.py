@@ -175,8 +175,8 @@ def report(results: list, args, started: float, python) -> str:
              "", table, "",
              f"Bulk import measured through: {', '.join(sorted(imp))} ({args.import_records:,} records into a copy "
              f"of each store, wall time including the CLI's start). Store build: {build}.",
-             f"Targets marked 10k apply to stores up to 10,000 chunks; ✔ met, ✘ missed, ⚠ the command reported a "
-             f"problem."]
+             "Targets marked 10k apply to stores up to 10,000 chunks; ✔ met, ✘ missed, ⚠ the command reported a "
+             "problem."]
     if notes:
         lines += ["", "Problems reported:"] + [f"- {n}" for n in notes]
     lines.append("")

@@ -26,12 +26,12 @@ import re
 import secrets
 import sqlite3
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 
 from . import access, search_index
 from .audit import audit
-from .garden_schedule import DEFAULT_INTERVAL_HOURS, garden_due, read_state, state_path  # noqa: F401
+from .garden_schedule import garden_due, read_state, state_path  # noqa: F401  (garden.garden_due: CLI, tests)
 from .salience import ARCHIVE_BELOW, idle_days, importance_of, salience, state_of
 
 RECORD_KINDS = ("turn", "session")

@@ -13,7 +13,3 @@ def estimate_tokens(text: str) -> int:
     words = len(text.split())  # str.split() and regex \s agree on what whitespace is; no `re` on the hot path
     return max(1, math.ceil(max(len(text) / 4.0, words * 1.3)))
 
-
-def chars_for_tokens(tokens: int) -> int:
-    """Inverse, for budgets expressed in characters."""
-    return int(tokens * 4)
