@@ -28,7 +28,8 @@ def ago(days: float) -> str:
 
 
 @pytest.fixture
-def gardening_store(tmp_path):
+def store(tmp_path):
+    """A store under tmp_path (test modules with a `store` fixture of their own use theirs)."""
     from brain.scripts.store import ChunkStore
 
     return ChunkStore(tmp_path / "mem", actor="test")

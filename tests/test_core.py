@@ -3,7 +3,6 @@ import json
 import random
 import statistics
 import time
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from click.testing import CliRunner
@@ -14,7 +13,7 @@ from brain.scripts.core import CORE_MAX_CHARS, build_core, select_for_session
 from brain.scripts.store import ChunkStore
 from brain.scripts.tokens import estimate_tokens
 
-from conftest import NOW, ago, gardening_store as store  # noqa: E402,F401  (shared with the other test file)
+from conftest import ago
 
 
 def make(store, text, *, days=1.0, chunk_type="fact", **metadata):

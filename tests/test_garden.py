@@ -1,7 +1,6 @@
 """Gardening: salience, consolidation into masters, dormant archive, contradictions, audit + undo, scheduling."""
 import json
 from pathlib import Path
-from datetime import datetime, timedelta, timezone
 
 import pytest
 from click.testing import CliRunner
@@ -11,9 +10,8 @@ from brain.scripts import garden, search_index
 from brain.scripts.audit import read_audit
 from brain.scripts.core import select_for_session
 from brain.scripts.salience import ARCHIVE_BELOW, PINNED_SCORE, salience, state_of
-from brain.scripts.store import ChunkStore
 
-from conftest import NOW, ago, gardening_store as store  # noqa: E402,F401  (shared with the other test file)
+from conftest import NOW, ago
 
 
 def cli_run(store, *args):

@@ -1,7 +1,6 @@
 """The brain (issue 2): seed 000's store, exactly — files, indexes, links, archive, safety, chunking, types."""
 import json
 import os
-import textwrap
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -11,7 +10,7 @@ from brain.scripts.chunk import validate_chunk_id
 from brain.scripts.classify import detect_type
 from brain.scripts.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
 from brain.scripts.tokens import estimate_tokens
-from brain.scripts.validation import all_schema_files, load_schema, schema_errors
+from brain.scripts.validation import all_schema_files, schema_errors
 
 
 @pytest.fixture
