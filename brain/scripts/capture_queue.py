@@ -97,12 +97,18 @@ def uncaptured_siblings(root, transcript_path: str, current_session: str) -> lis
     for entry in entries:
         if not entry.name.endswith(".jsonl") or entry.name[:-6] == current_session:
             continue
+        sid = entry.name[:-6]
         try:
-            size = entry.stat().st_size
+            info = entry.stat()
         except OSError:
             continue
-        if size and captured_offset(root, entry.name[:-6]).get("offset", 0) < size:
-            out.append((entry.name[:-6], entry.path))
+        try:
+            if os.stat(os.path.join(offsets_dir(root), f"{safe_name(sid)}.json")).st_mtime_ns >= info.st_mtime_ns:
+                continue  # captured after its last change: a stat instead of reading every offset file each start
+        except OSError:
+            pass  # never captured: compare with offset 0 below
+        if info.st_size and captured_offset(root, sid).get("offset", 0) < info.st_size:
+            out.append((sid, entry.path))
     return out
 
 
