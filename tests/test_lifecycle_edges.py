@@ -123,3 +123,18 @@ def test_a_turn_deleted_for_good_stays_deleted_when_captured_again(tmp_path, iso
     ingest(str(path))
     assert store.get_chunk(turn.id, include_archived=True) is None
     assert turn.content not in [c.content for c in store.list_chunks()]
+
+
+def test_capture_and_gardening_leave_no_readable_lock_files(tmp_path, isolated_memory):
+    project = tmp_path / "project"
+    project.mkdir()
+    path = tmp_path / "s1.jsonl"
+    write_transcript(path, "s1", project, SESSION_1)
+    fire("SessionEnd", {"session_id": "s1", "transcript_path": str(path), "cwd": str(project), "reason": "other"})
+    ingest()
+    assert subprocess.run([RLM, "garden", "--apply"], capture_output=True).returncode == 0
+    locks = list(isolated_memory.rglob("*.lock"))
+    assert {p.name for p in locks} >= {".ingest.lock", "garden.lock", ".store.lock"}
+    assert all(p.stat().st_mode & 0o077 == 0 for p in locks), [(p.name, oct(p.stat().st_mode)) for p in locks]
+    doctor = subprocess.run([RLM, "doctor"], capture_output=True, text=True)
+    assert doctor.returncode == 0, doctor.stdout

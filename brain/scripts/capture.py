@@ -232,10 +232,12 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
 
     A few passes pick up what hooks queued while the worker ran; what still fails stays queued for next time.
     """
-    from filelock import FileLock, Timeout
+    from filelock import Timeout
+
+    from .fsutil import owner_lock
 
     ensure_dir(Path(store.root) / "state")
-    lock = FileLock(str(Path(store.root) / "state" / INGEST_LOCK), timeout=timeout if wait else 0)
+    lock = owner_lock(Path(store.root) / "state" / INGEST_LOCK, timeout if wait else 0)
     reports, seen = [], {}
     for _ in range(max_passes):
         try:

@@ -107,19 +107,26 @@ def append_line(path, line: str) -> None:
 DEFAULT_LOCK_TIMEOUT = float(os.environ.get("RLM_MEM_LOCK_TIMEOUT", "20"))
 
 
+def owner_lock(path, timeout: float, **options):
+    """A filelock whose lock file is owner-only like every other file here (filelock's default is 0644)."""
+    from filelock import FileLock  # lazy: hooks that only read never load it
+
+    return FileLock(os.fspath(path), timeout=timeout, mode=FILE_MODE, **options)
+
+
 @contextmanager
 def store_lock(root, timeout: float | None = None):
     """Serialise read-modify-write on one store. Raises StoreBusy after `timeout` seconds."""
-    from filelock import FileLock, Timeout  # lazy: hooks that only read never load it
+    from filelock import Timeout
 
     lock_dir = os.path.join(os.fspath(root), "index")
     try:
         ensure_dir(lock_dir)
     except OSError as exc:
         raise StoreUnwritable(f"cannot create {lock_dir}: {exc.strerror or exc}") from exc
-    # owner-only like every file here; a 10 ms poll (default 50) hands the lock on quickly when writers queue up
-    lock = FileLock(os.path.join(lock_dir, ".store.lock"), timeout=DEFAULT_LOCK_TIMEOUT if timeout is None else timeout,
-                    mode=FILE_MODE, poll_interval=0.01)
+    # a 10 ms poll (default 50) hands the lock on quickly when writers queue up
+    lock = owner_lock(os.path.join(lock_dir, ".store.lock"), DEFAULT_LOCK_TIMEOUT if timeout is None else timeout,
+                      poll_interval=0.01)
     try:
         lock.acquire()
     except Timeout as exc:

@@ -354,12 +354,12 @@ def _write_state(root, **changes) -> None:
 
 
 def _garden_lock(root):
-    from filelock import FileLock, Timeout
+    from filelock import Timeout
 
     from .errors import StoreBusy
-    from .fsutil import ensure_dir
+    from .fsutil import ensure_dir, owner_lock
 
-    lock = FileLock(str(ensure_dir(Path(root) / "state") / "garden.lock"), timeout=0)
+    lock = owner_lock(ensure_dir(Path(root) / "state") / "garden.lock", 0)
     try:
         lock.acquire()
     except Timeout:
