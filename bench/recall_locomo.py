@@ -1,7 +1,7 @@
 """Recall benchmark on LoCoMo conversations: how much of each question's evidence reaches the injected context.
 
     .venv/bin/python bench/recall_locomo.py LOCOMO.json [--convs 0,2] [--budget 700[,500,...]]
-                                            [--null-prompts FILE] [--json OUT] [--keep DIR]
+                                            [--null-prompts FILE] [--json OUT] [--keep DIR] [--hook-runs N]
 
 For each conversation, in a temporary folder (or DIR with --keep, reused when it already holds the store), every
 session is written as a Claude Code transcript (speaker A as the user, B as the assistant, each line "Name: text",
@@ -10,11 +10,16 @@ categories 1-4 is recalled in-process with the project's id, wrapped in the fenc
 an evidence turn counts when its words appear in the context (normalised; for turns of 8+ words, 90% of their
 word 5-grams suffice). The baseline is BM25 (SQLite FTS5) over single turns allowed exactly as many characters.
 Prints frac (mean share of evidence found) overall and per category for both, mean characters, the characters
-null prompts receive, and recall time. The data is read from the path given and never copied.
+null prompts receive, and recall time. With --hook-runs N, the real UserPromptSubmit hook (the command in
+hooks/hooks.json, as a subprocess) is also fired with N questions per conversation, each right after a bare
+`python -I -c pass` of the same interpreter, on a copy of each store; the median ratio is issue 4's latency figure.
+The data is read from the path given and never copied.
 """
 import argparse
 import json
+import os
 import re
+import shutil
 import sqlite3
 import statistics
 import sys
@@ -23,7 +28,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+BUNDLE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(BUNDLE))
 
 from brain.scripts.capture import capture_transcript  # noqa: E402
 from brain.scripts.fence import fence  # noqa: E402
@@ -98,6 +104,7 @@ def build_store(sample: dict, folder: Path) -> tuple:
     project_dir.mkdir(parents=True, exist_ok=True)
     project = project_id(project_dir).id
     if (root / "index" / "search.db").exists():
+        ChunkStore(root, actor="bench").sync_derived()  # a kept store indexed by an older layout is re-indexed
         return root, project
     transcripts.mkdir(exist_ok=True)
     store = ChunkStore(root, actor="bench")
@@ -170,15 +177,48 @@ def injected(root: Path, project: str, prompt: str, budget: int) -> tuple:
     return (fence(body, label="recall") if body else ""), took
 
 
+# ------------------------------------------------------------------------------------------- hook latency
+def hook_latency(samples: list, runs: int) -> dict:
+    """Median wall time of the real UserPromptSubmit hook against a bare interpreter start, alternating, on a copy
+    of each store (the hook records access, which would change a kept store's salience for the next run)."""
+    from run import BARE, event_json, hook_command, run_once  # bench/run.py: the same timing as issue 8's figures
+
+    bare, hook = [], []
+    for sample, root, project_dir in samples:
+        questions = [qa["question"] for qa in sample["qa"] if qa.get("category") in CATEGORIES][: runs + 1]
+        with tempfile.TemporaryDirectory(prefix="hook-latency-") as tmp:
+            memory = Path(tmp) / "memory"
+            shutil.copytree(root, memory)
+            env = dict(os.environ, RLM_MEM_DIR=str(memory), CLAUDE_PROJECT_DIR=str(project_dir),
+                       CLAUDE_PLUGIN_ROOT=str(BUNDLE), RLM_MEM_BACKGROUND="0")
+            for i, question in enumerate(questions):
+                payload = {"session_id": "bench-questions", "transcript_path": "", "cwd": str(project_dir),
+                           "prompt": question}
+                b = run_once(BARE, env=env, cwd=project_dir)
+                h = run_once(hook_command("UserPromptSubmit", payload), env=env, cwd=project_dir,
+                             stdin=event_json("UserPromptSubmit", payload))
+                if h.code != 0:
+                    raise SystemExit(f"UserPromptSubmit exited {h.code}: {h.stderr.strip()[-300:]}")
+                if i:  # the first pair warms the page cache
+                    bare.append(b.seconds)
+                    hook.append(h.seconds)
+    if not hook:
+        return {}
+    return {"runs": len(hook), "bare_ms": round(1000 * statistics.median(bare), 1),
+            "hook_ms": round(1000 * statistics.median(hook), 1),
+            "ratio": round(statistics.median(hook) / statistics.median(bare), 2)}
+
+
 # ------------------------------------------------------------------------------------------- run
-def run(data: list, budgets: list, folder: Path, null_prompts: list) -> dict:
-    rows, nulls, timings = [], {b: [] for b in budgets}, []
+def run(data: list, budgets: list, folder: Path, null_prompts: list, hook_runs: int = 0) -> dict:
+    rows, nulls, timings, built_stores = [], {b: [] for b in budgets}, [], []
     for sample in data:
         conv = sample["conversation"]
         turns = {t["dia_id"]: t for _, _, ts in sessions_of(conv) for t in ts}
         t0 = time.perf_counter()
         root, project = build_store(sample, folder / sample["sample_id"])
         built = time.perf_counter() - t0
+        built_stores.append((sample, root, folder / sample["sample_id"] / "project"))
         baseline = Baseline([spoken(t) for t in turns.values()])
         questions = [(qa, evidence_ids(qa, turns)) for qa in sample["qa"] if qa.get("category") in CATEGORIES]
         for qa, ids in questions:
@@ -216,6 +256,8 @@ def run(data: list, budgets: list, folder: Path, null_prompts: list) -> dict:
     if timings:
         report["recall_ms"] = {"p50": round(1000 * statistics.median(timings), 2),
                                "p95": round(1000 * sorted(timings)[int(0.95 * (len(timings) - 1))], 2)}
+    if hook_runs:
+        report["user_prompt_submit_hook"] = hook_latency(built_stores, hook_runs)
     return report
 
 
@@ -227,6 +269,8 @@ def main(argv=None) -> int:
     ap.add_argument("--null-prompts", default="", help="file of prompts no memory answers, one a line")
     ap.add_argument("--json", default="", help="also write the report here")
     ap.add_argument("--keep", default="", help="build stores in this folder and reuse them on later runs")
+    ap.add_argument("--hook-runs", type=int, default=0,
+                    help="also time the real UserPromptSubmit hook against a bare interpreter, N prompts a store")
     args = ap.parse_args(argv)
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
     picked = [int(x) for x in args.convs.split(",") if x.strip()]
@@ -235,10 +279,10 @@ def main(argv=None) -> int:
     nulls = [ln.strip() for ln in Path(args.null_prompts).read_text().splitlines() if ln.strip()] \
         if args.null_prompts else []
     if args.keep:
-        report = run(data, budgets, Path(args.keep), nulls)
+        report = run(data, budgets, Path(args.keep), nulls, args.hook_runs)
     else:
         with tempfile.TemporaryDirectory(prefix="recall-locomo-") as tmp:
-            report = run(data, budgets, Path(tmp), nulls)
+            report = run(data, budgets, Path(tmp), nulls, args.hook_runs)
     text = json.dumps(report, indent=1)
     print(text)
     if args.json:

@@ -84,3 +84,15 @@ def test_capture_refreshes_the_brief_so_the_next_start_needs_no_sqlite(captured,
     mods = imported("session-start", dict(captured, source="startup"), os.environ.copy())
     assert "sqlite3" not in mods and "_sqlite3" not in mods and "brain.scripts.core" not in mods
     assert "cache TTL is 300 seconds" in fire("SessionStart", dict(captured, source="startup"))[0].context
+
+
+def test_the_recall_legend_is_given_once_per_session_not_in_every_prompt(captured):
+    from brain.scripts.recall import RecallResult
+
+    start = fire("SessionStart", dict(captured, source="startup"))[0].context
+    assert RecallResult.LEGEND in start
+    prompt = fire("UserPromptSubmit", dict(captured, prompt="which port does the staging database use?"))[0].context
+    assert "5433" in prompt and RecallResult.LEGEND not in prompt
+    body = prompt.split(">\n", 1)[1]  # after the fence's opening tag: a day line, then items
+    day, item = body.splitlines()[:2]
+    assert len(day) == 10 and day[4] == day[7] == "-" and item.startswith("- [")

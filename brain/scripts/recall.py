@@ -32,12 +32,12 @@ SENSITIVITY_ORDER = ("public", "low", "medium", "high", "hyper")
 HIDDEN_STATUS = ("superseded", "retracted")
 
 # Weight of a neighbour's text score in a turn's score, by offset (-1: the turn before, often the question).
-KERNEL = {0: 1.0, -1: 0.7, 1: 0.4, -2: 0.25, 2: 0.25, -3: 0.15, 3: 0.15, -4: 0.08, 4: 0.08, -5: 0.05, 5: 0.05}
+KERNEL = {0: 1.0, -1: 0.8, 1: 0.45, -2: 0.3, 2: 0.3, -3: 0.18, 3: 0.18, -4: 0.1, 4: 0.1, -5: 0.06, 5: 0.06}
 KIND_WEIGHT = {"correction": 1.5, "request": 1.4, "decision": 1.35, "preference": 1.3, "learning": 1.2,
                "consolidated": 1.2, "memory": 1.15, "milestone": 1.1, "turn": 1.0, "session": 0.8}
 TYPE_WEIGHT = {"decision": 1.15, "preference": 1.1, "pattern": 1.05, "fact": 1.0, "note": 0.95}
 SPEAKER_BOOST = 2.0
-DATE_BOOST = 3.0
+DATE_BOOST = 5.0
 FILE_BOOST = 2.0
 TAG_BOOST = 1.25
 GLOBAL_WEIGHT = 0.85  # a memory without a project, next to this project's own
@@ -224,7 +224,9 @@ class RecallItem:
 
 
 class RecallResult:
-    HEADER = "Best first, under the day made; [hex] = chunk-DAY-hex (`rlm-mem get hex`):"
+    # The compact form needs a legend; it is given once per session (the session-start brief, SKILL.md) rather
+    # than in every prompt's injection, where it cost ~20 tokens each time.
+    LEGEND = "Recalled items stand under the day they were made: [hex] = chunk-DAY-hex (`rlm-mem get hex`)."
 
     def __init__(self, query: str, items: list, budget_tokens: int, depth: str, candidates: int = 0):
         self.query, self.items, self.budget_tokens, self.depth = query, items, budget_tokens, depth
@@ -240,8 +242,8 @@ class RecallResult:
         if not self.items:
             return ""
         if not compact:
-            return "\n".join([self.HEADER.split(";")[0] + ":"] + [i.line(False) for i in _reading_order(self.items)])
-        lines, day = [self.HEADER], None
+            return "\n".join(["Best first:"] + [i.line(False) for i in _reading_order(self.items)])
+        lines, day = [], None
         for item in _reading_order(self.items):
             if item.day != day:
                 day = item.day
@@ -401,7 +403,7 @@ def _file_path(run: str):
 
 # ---------------------------------------------------------------------------------------------- ranking
 _COLUMNS = ("rowid, id, created, type, kind, role, project, conversation_id, confidence, importance, pinned, status, "
-            "sensitivity, access_count, last_accessed, tags, files, content")
+            "sensitivity, access_count, last_accessed, tags, files, when_note, when_spans, content")
 
 
 def _rank(conn, prompt, project, max_sensitivity, now):
@@ -616,14 +618,14 @@ def _salience(row, now) -> float:
 
 
 def _about_dates(row, spans) -> bool:
-    from .timeref import overlaps, relative_spans
+    from .timeref import overlaps, stored_spans
 
     day = _day(row["created"])
     if day is None:
         return False
     if overlaps(spans, day, day):
         return True
-    return any(overlaps(spans, first, last, 0) for _, first, last in relative_spans(row["content"], day))
+    return any(overlaps(spans, first, last, 0) for first, last in stored_spans(row["when_spans"]))
 
 
 def _day(created):
@@ -640,7 +642,7 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
     """Best first into the token budget; text already shown (or contained in something shown) is skipped."""
     from .tokens import estimate_tokens
 
-    used = estimate_tokens(RecallResult.HEADER)
+    used = 0
     items, shown = [], []
     floor = RELATIVE_CUT * ranked[0][0] if ranked else 0.0
     for score, row, why in ranked[:FILL_SCAN]:
@@ -685,11 +687,8 @@ def _shown_text(row, depth, conn, words=()) -> str:
         text = " ".join(row["content"].split())
         if depth == "full" and len(text) > MAX_ITEM_CHARS:
             text = _excerpt(text, words, MAX_ITEM_CHARS)
-    day = _day(row["created"]) if depth != "summary" and _may_have_relative_date(row["content"]) else None
-    if day is not None:  # only text with a relative date ("yesterday") needs timeref (its import costs ~1 ms)
-        from .timeref import annotate
-
-        text += annotate(row["content"], day)
+    if depth != "summary":
+        text += row["when_note"]  # " (yesterday = 2023-05-07 (Sun))", resolved when the memory was indexed
     if depth == "complete":
         links = conn.execute("SELECT type, dst FROM links WHERE src=? ORDER BY type, dst", (row["id"],)).fetchall()
         fields = [f"created {row['created']}", f"type {row['type']}", f"kind {row['kind']}",

@@ -13,7 +13,7 @@ from .fasthash import sha1
 from .paths import month_fingerprint  # noqa: F401  (re-exported: store.py and doctor use it from here)
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"  # 4: when_note/when_spans (relative dates resolved at write time)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -40,6 +40,8 @@ CREATE TABLE IF NOT EXISTS chunks(
   path TEXT NOT NULL,
   mtime_ns INTEGER NOT NULL DEFAULT 0,
   chash TEXT NOT NULL DEFAULT '',
+  when_note TEXT NOT NULL DEFAULT '',
+  when_spans TEXT NOT NULL DEFAULT '',
   content TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
@@ -66,7 +68,7 @@ CREATE TRIGGER IF NOT EXISTS chunks_counted_out AFTER DELETE ON chunks
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "conversation_id", "confidence", "importance",
             "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "tags",
-            "files", "path", "mtime_ns", "chash", "content")
+            "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "content")
 
 
 def db_path(root) -> str:
@@ -79,6 +81,8 @@ def is_stale(root) -> bool:
     if conn is None:
         return os.path.isdir(os.path.join(os.fspath(root), "chunks"))
     try:
+        if schema_version(conn) != SCHEMA_VERSION:
+            return True  # made by an older rlm-mem: the next writer rebuilds it (connect)
         return get_meta(conn, "fingerprint", None) != month_fingerprint(root)
     except (sqlite3.Error, ValueError):  # an older layout or a damaged value: treat as stale, a writer rebuilds
         return True
@@ -102,6 +106,7 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)  # explicit BEGIN/COMMIT
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
+        _drop_if_older(conn)
         conn.executescript(_SCHEMA)
         conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
         if conn.execute("SELECT 1 FROM counts WHERE name='chunks'").fetchone() is None:
@@ -109,6 +114,22 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
         os.chmod(path, 0o600)
     conn.execute("PRAGMA busy_timeout=10000")
     return conn
+
+
+def _drop_if_older(conn: sqlite3.Connection) -> None:
+    """An index made by an older rlm-mem is dropped whole: it is derived, and without its fingerprint the write
+    that follows re-indexes every chunk file into the current layout."""
+    try:
+        version = schema_version(conn)
+    except sqlite3.OperationalError:  # a new, empty database: no meta table yet
+        return
+    if version in (None, SCHEMA_VERSION):
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    for kind, name in conn.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') "
+                                   "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'").fetchall():
+        conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+    conn.execute("COMMIT")
 
 
 def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
@@ -119,8 +140,16 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
         1 if md.get("pinned") else 0, md.get("status", "active"), md.get("sensitivity", "low"), md.get("category"),
         int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
-        content_hash(chunk["content"]), chunk["content"],
+        content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), chunk["content"],
     )
+
+
+def _when(content: str, created) -> tuple:
+    """Relative dates ("yesterday", "last week") resolved once, when a memory is indexed, so recall shows and
+    matches them without parsing text on every prompt (the parser needs `re`, ~3 ms of the prompt hook)."""
+    from .timeref import resolved
+
+    return resolved(content, created)
 
 
 def content_hash(text: str) -> str:
@@ -173,6 +202,12 @@ def set_meta(conn: sqlite3.Connection, key: str, value) -> None:
 def get_meta(conn: sqlite3.Connection, key: str, default=None):
     row = conn.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
     return fastjson.loads(row[0]) if row else default
+
+
+def schema_version(conn: sqlite3.Connection):
+    """The layout version the index was made with (stored as plain text, not JSON like the other meta values)."""
+    row = conn.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    return row[0] if row else None
 
 
 def indexed_ids(conn: sqlite3.Connection) -> dict:

@@ -69,11 +69,13 @@ def _row_dict(row) -> dict:
 
 def render_memory(rows, project_name: str, total: int | None) -> str:
     from .depth import clip, summary_line
+    from .recall import RecallResult
 
     if not rows:
         return ""
     lines = [f"Memory for project {project_name}: {len(rows)} items"
-             + (f" of {total} stored" if total else "") + ". Expand any with `rlm-mem get ID --depth full`."]
+             + (f" of {total} stored" if total else "") + ". Expand any with `rlm-mem get ID --depth full`.",
+             RecallResult.LEGEND]
     full, rest, used = [], [], 0
     for row in rows:
         important = row.get("pinned") or row.get("kind") in ("correction", "request", "session") or len(full) < 3

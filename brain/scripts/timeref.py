@@ -147,6 +147,29 @@ def annotate(text: str, ref: date, limit: int = 3) -> str:
     return f" ({'; '.join(notes[:limit])})" if notes else ""
 
 
+def resolved(text: str, created) -> tuple:
+    """What the search index keeps of a memory's relative dates, resolved against the day it was made (`created`,
+    an ISO timestamp): the annotation recall shows after its text, and the spans as "first last" ISO pairs joined
+    by ";" (what a prompt's dates are compared with). ("", "") when it has none or its day cannot be read."""
+    try:
+        ref = date(int(created[:4]), int(created[5:7]), int(created[8:10]))
+    except (TypeError, ValueError):
+        return "", ""
+    spans = relative_spans(text, ref)
+    if not spans:
+        return "", ""
+    return annotate(text, ref), ";".join(f"{first.isoformat()} {last.isoformat()}" for _, first, last in spans)
+
+
+def stored_spans(text: str) -> list:
+    """The spans `resolved` stored, back as (first, last) dates."""
+    out = []
+    for pair in text.split(";") if text else ():
+        first, _, last = pair.partition(" ")
+        out.append((date.fromisoformat(first), date.fromisoformat(last)))
+    return out
+
+
 def overlaps(spans: list, first: date, last: date, tolerance: int = 1) -> bool:
     """Whether the day range first..last meets any of `spans` (a month of any year matches by month)."""
     pad = timedelta(days=tolerance)
