@@ -245,6 +245,10 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
         except Timeout:
             return reports  # another worker is on it and re-checks the queue before it leaves
         try:
+            if not wait and not seen and not reports:
+                # The detached worker also rebuilds an index an older rlm-mem made (session start asks for it:
+                # too long for a hook), under its lock so that hooks see it running and start no other.
+                store.sync_derived()
             todo = [(p, e) for p, e in pending(store.root) if seen.get(p) != e.get("enqueued")]
             for path, entry in todo:
                 seen[path] = entry.get("enqueued")

@@ -404,6 +404,7 @@ def _file_path(run: str):
 # ---------------------------------------------------------------------------------------------- ranking
 _COLUMNS = ("rowid, id, created, type, kind, role, project, conversation_id, confidence, importance, pinned, status, "
             "sensitivity, access_count, last_accessed, tags, files, when_note, when_spans, content")
+_OLDER_COLUMNS = _COLUMNS.replace("when_note, when_spans", "'' AS when_note, '' AS when_spans")
 
 
 def _rank(conn, prompt, project, max_sensitivity, now):
@@ -572,7 +573,11 @@ def _fetch(conn, rowids) -> dict:
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
         marks = ",".join("?" * len(part))
-        for row in conn.execute(f"SELECT {_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part):
+        try:
+            found = conn.execute(f"SELECT {_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part).fetchall()
+        except sqlite3.OperationalError:  # an index an older rlm-mem made, until the worker rebuilds it
+            found = conn.execute(f"SELECT {_OLDER_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part).fetchall()
+        for row in found:
             rows[row["rowid"]] = dict(row)
     return rows
 

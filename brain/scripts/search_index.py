@@ -77,15 +77,21 @@ def db_path(root) -> str:
 
 def is_stale(root) -> bool:
     """True when chunk folders changed since the index was last committed (or there is no index yet)."""
+    return staleness(root) is not None
+
+
+def staleness(root):
+    """Why the index is out of date: None (it is not), "files" (chunk folders changed since its last commit, or
+    there is none yet) or "layout" (an older rlm-mem made it: a whole rebuild, too long for a hook to wait on)."""
     conn = connect(root, readonly=True)
     if conn is None:
-        return os.path.isdir(os.path.join(os.fspath(root), "chunks"))
+        return "files" if os.path.isdir(os.path.join(os.fspath(root), "chunks")) else None
     try:
-        if schema_version(conn) != SCHEMA_VERSION:
-            return True  # made by an older rlm-mem: the next writer rebuilds it (connect)
-        return get_meta(conn, "fingerprint", None) != month_fingerprint(root)
-    except (sqlite3.Error, ValueError):  # an older layout or a damaged value: treat as stale, a writer rebuilds
-        return True
+        if _older(schema_version(conn)):
+            return "layout"  # the next writer rebuilds it (migrate_if_older)
+        return None if get_meta(conn, "fingerprint", None) == month_fingerprint(root) else "files"
+    except (sqlite3.Error, ValueError):  # a damaged value or tables: treat as stale, a writer rebuilds
+        return "files"
     finally:
         conn.close()
 
@@ -106,7 +112,6 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)  # explicit BEGIN/COMMIT
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
-        _drop_if_older(conn)
         conn.executescript(_SCHEMA)
         conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
         if conn.execute("SELECT 1 FROM counts WHERE name='chunks'").fetchone() is None:
@@ -116,20 +121,40 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
     return conn
 
 
-def _drop_if_older(conn: sqlite3.Connection) -> None:
-    """An index made by an older rlm-mem is dropped whole: it is derived, and without its fingerprint the write
-    that follows re-indexes every chunk file into the current layout."""
+def _older(version) -> bool:
     try:
-        version = schema_version(conn)
-    except sqlite3.OperationalError:  # a new, empty database: no meta table yet
-        return
-    if version in (None, SCHEMA_VERSION):
-        return
-    conn.execute("BEGIN IMMEDIATE")
+        return int(version) < int(SCHEMA_VERSION)
+    except (TypeError, ValueError):  # no version row or an unreadable one: made before versions were kept
+        return True
+
+
+def _statements(script: str):
+    """The statements of a script, one by one (a trigger's body holds ";" too)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        if line.lstrip().startswith("--"):
+            continue
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending.strip()
+            pending = ""
+
+
+def migrate_if_older(conn: sqlite3.Connection) -> bool:
+    """Inside the caller's write transaction: drop an index made by an older rlm-mem and create the current
+    layout. It is derived, and without its fingerprint the caller re-indexes every chunk file into it before it
+    commits. One transaction: a writer killed half-way leaves the old index whole (SQLite's DDL rolls back).
+    An index made by a newer rlm-mem is left alone (two installed versions must not rebuild each other's)."""
+    if not _older(schema_version(conn)):
+        return False
     for kind, name in conn.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') "
                                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'").fetchall():
         conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
-    conn.execute("COMMIT")
+    for statement in _statements(_SCHEMA):
+        conn.execute(statement)
+    conn.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+    conn.execute("INSERT INTO counts(name, value) VALUES('chunks', 0)")
+    return True
 
 
 def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:

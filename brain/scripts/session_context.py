@@ -71,8 +71,8 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     from .depth import clip, summary_line
     from .recall import RecallResult
 
-    if not rows:
-        return ""
+    if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
+        return f"Memory for project {project_name}: none yet. {RecallResult.LEGEND}" if total else ""
     lines = [f"Memory for project {project_name}: {len(rows)} items"
              + (f" of {total} stored" if total else "") + ". Expand any with `rlm-mem get ID --depth full`.",
              RecallResult.LEGEND]
@@ -125,6 +125,7 @@ def background_work(root, inp) -> None:
         pass
 
 
+BRIEF_FORMAT = 2  # 2: carries recall's legend. A brief made by an older rlm-mem is recomputed, not reused
 BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
 
 
@@ -152,7 +153,8 @@ def cached_brief(root, project_id: str, max_sensitivity: str):
         brief = read_json(_brief_path(root, project_id, max_sensitivity))
     except (OSError, ValueError):
         return None
-    if not isinstance(brief, dict) or time.time() - float(brief.get("made", 0)) > BRIEF_MAX_AGE:
+    if not isinstance(brief, dict) or brief.get("format") != BRIEF_FORMAT \
+            or time.time() - float(brief.get("made", 0)) > BRIEF_MAX_AGE:
         return None
     return brief if brief.get("fingerprint") == _store_fingerprint(root) else None
 
@@ -169,10 +171,17 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
 
     from .core import select_for_session
     from .fence import fence
-    from .search_index import chunk_count, connect, is_stale
+    from .search_index import chunk_count, connect, is_stale, staleness
 
     fresh = True
-    if is_stale(root):  # files changed behind our back (a git pull, a crash): re-index just those months
+    why = staleness(root)
+    if why == "layout":  # made by an older rlm-mem: the detached worker rebuilds it; this start reads it as it is
+        from .capture_queue import spawn_detached, worker_running
+
+        if not worker_running(root):
+            spawn_detached(root, ["ingest", "--background"])
+        fresh = False
+    elif why:  # files changed behind our back (a git pull, a crash): re-index just those months
         try:
             from .store import ChunkStore
 
@@ -190,7 +199,7 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
         finally:
             conn.close()
     memory = render_memory(rows, project.name, total)
-    brief = dict(gauges(rows), total=total or 0, made=time.time(), fingerprint=fingerprint,
+    brief = dict(gauges(rows), format=BRIEF_FORMAT, total=total or 0, made=time.time(), fingerprint=fingerprint,
                  memory=fence(memory, label="session-start") if memory else "",
                  project=[project.id, project.name], max_sensitivity=max_sensitivity)
     return brief

@@ -651,6 +651,7 @@ class _WriteContext:
         self.indexes = JsonIndexes(store.index_dir).load()
         self.conn = search_index.connect(store.root)
         self.conn.execute("BEGIN IMMEDIATE")
+        search_index.migrate_if_older(self.conn)  # then _sync finds no fingerprint and re-indexes every file
         self.added: list = []
         self._conversations = None
         self._json_dirty = False

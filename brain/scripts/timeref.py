@@ -153,12 +153,12 @@ def resolved(text: str, created) -> tuple:
     by ";" (what a prompt's dates are compared with). ("", "") when it has none or its day cannot be read."""
     try:
         ref = date(int(created[:4]), int(created[5:7]), int(created[8:10]))
-    except (TypeError, ValueError):
+        spans = relative_spans(text, ref)
+        if not spans:
+            return "", ""
+        return annotate(text, ref), ";".join(f"{a.isoformat()} {b.isoformat()}" for _, a, b in spans)
+    except (TypeError, ValueError, OverflowError):  # "next year" said on 9999-12-30: no date to give, no failure
         return "", ""
-    spans = relative_spans(text, ref)
-    if not spans:
-        return "", ""
-    return annotate(text, ref), ";".join(f"{first.isoformat()} {last.isoformat()}" for _, first, last in spans)
 
 
 def stored_spans(text: str) -> list:
