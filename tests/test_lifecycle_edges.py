@@ -23,6 +23,16 @@ def ingest(*args, cwd=None):
     return p
 
 
+def ended_and_captured(tmp_path):
+    """A session (tmp_path/s1.jsonl) that ended, SessionEnd fired from hooks.json, and was captured by the worker."""
+    project = tmp_path / "project"
+    project.mkdir()
+    path = tmp_path / "s1.jsonl"
+    write_transcript(path, "s1", project, SESSION_1)
+    fire("SessionEnd", {"session_id": "s1", "transcript_path": str(path), "cwd": str(project), "reason": "other"})
+    ingest()
+
+
 def test_session_start_does_not_wait_for_a_busy_writer(tmp_path, isolated_memory, monkeypatch):
     monkeypatch.setenv("RLM_MEM_BACKGROUND", "0")
     project = tmp_path / "project"
@@ -59,12 +69,7 @@ def test_an_archived_session_record_is_not_captured_again(tmp_path, isolated_mem
 
 
 def test_a_relative_path_and_the_hooks_absolute_one_are_the_same_transcript(tmp_path, isolated_memory):
-    project = tmp_path / "project"
-    project.mkdir()
-    path = tmp_path / "s1.jsonl"
-    write_transcript(path, "s1", project, SESSION_1)
-    fire("SessionEnd", {"session_id": "s1", "transcript_path": str(path), "cwd": str(project), "reason": "other"})
-    ingest()
+    ended_and_captured(tmp_path)
     store = ChunkStore(isolated_memory)
     turn = next(c for c in store.list_chunks() if c.kind == "turn")
     store.delete_chunk(turn.id, permanent=True)
@@ -126,12 +131,7 @@ def test_a_turn_deleted_for_good_stays_deleted_when_captured_again(tmp_path, iso
 
 
 def test_capture_and_gardening_leave_no_readable_lock_files(tmp_path, isolated_memory):
-    project = tmp_path / "project"
-    project.mkdir()
-    path = tmp_path / "s1.jsonl"
-    write_transcript(path, "s1", project, SESSION_1)
-    fire("SessionEnd", {"session_id": "s1", "transcript_path": str(path), "cwd": str(project), "reason": "other"})
-    ingest()
+    ended_and_captured(tmp_path)
     assert subprocess.run([RLM, "garden", "--apply"], capture_output=True).returncode == 0
     locks = list(isolated_memory.rglob("*.lock"))
     assert {p.name for p in locks} >= {".ingest.lock", "garden.lock", ".store.lock"}

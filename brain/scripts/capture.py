@@ -239,13 +239,13 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
     ensure_dir(Path(store.root) / "state")
     lock = owner_lock(Path(store.root) / "state" / INGEST_LOCK, timeout if wait else 0)
     reports, seen = [], {}
-    for _ in range(max_passes):
+    for attempt in range(max_passes):
         try:
             lock.acquire()
         except Timeout:
             return reports  # another worker is on it and re-checks the queue before it leaves
         try:
-            if not wait and not seen and not reports:
+            if not wait and attempt == 0:
                 # The detached worker also rebuilds an index an older rlm-mem made (session start asks for it:
                 # too long for a hook), under its lock so that hooks see it running and start no other.
                 store.sync_derived()

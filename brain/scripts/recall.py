@@ -623,23 +623,14 @@ def _salience(row, now) -> float:
 
 
 def _about_dates(row, spans) -> bool:
-    from .timeref import overlaps, stored_spans
+    from .timeref import day_of, overlaps, stored_spans
 
-    day = _day(row["created"])
+    day = day_of(row["created"])
     if day is None:
         return False
     if overlaps(spans, day, day):
         return True
     return any(overlaps(spans, first, last, 0) for first, last in stored_spans(row["when_spans"]))
-
-
-def _day(created):
-    from datetime import date
-
-    try:
-        return date(int(created[:4]), int(created[5:7]), int(created[8:10]))
-    except (TypeError, ValueError):
-        return None
 
 
 # ---------------------------------------------------------------------------------------------- the budget

@@ -137,28 +137,34 @@ def describe(first: date, last: date) -> str:
     return f"{first.isoformat()}..{last.isoformat()}"
 
 
-def annotate(text: str, ref: date, limit: int = 3) -> str:
-    """What the relative dates in `text` mean, to append to it: " (yesterday = 2023-05-07 (Sun))"; "" if none."""
+def day_of(created):
+    """The day of an ISO timestamp ("2023-05-08T13:56:00Z"), or None when it cannot be read."""
+    try:
+        return date(int(created[:4]), int(created[5:7]), int(created[8:10]))
+    except (TypeError, ValueError):
+        return None
+
+
+def resolved(text: str, created, limit: int = 3) -> tuple:
+    """What the search index keeps of a memory's relative dates, resolved against the day it was made (`created`,
+    an ISO timestamp): the annotation recall shows after its text (" (yesterday = 2023-05-07 (Sun))", at most
+    `limit` notes), and the spans as "first last" ISO pairs joined by ";" (what a prompt's dates are compared
+    with). ("", "") when it has none or its day cannot be read."""
+    ref = day_of(created)
+    if ref is None:
+        return "", ""
+    try:
+        spans = relative_spans(text, ref)
+    except (ValueError, OverflowError):  # "next year" said on 9999-12-30: no date to give, no failure
+        return "", ""
+    if not spans:
+        return "", ""
     notes = []
-    for phrase, first, last in relative_spans(text, ref):
+    for phrase, first, last in spans:
         note = f"{phrase.lower()} = {describe(first, last)}"
         if note not in notes:
             notes.append(note)
-    return f" ({'; '.join(notes[:limit])})" if notes else ""
-
-
-def resolved(text: str, created) -> tuple:
-    """What the search index keeps of a memory's relative dates, resolved against the day it was made (`created`,
-    an ISO timestamp): the annotation recall shows after its text, and the spans as "first last" ISO pairs joined
-    by ";" (what a prompt's dates are compared with). ("", "") when it has none or its day cannot be read."""
-    try:
-        ref = date(int(created[:4]), int(created[5:7]), int(created[8:10]))
-        spans = relative_spans(text, ref)
-        if not spans:
-            return "", ""
-        return annotate(text, ref), ";".join(f"{a.isoformat()} {b.isoformat()}" for _, a, b in spans)
-    except (TypeError, ValueError, OverflowError):  # "next year" said on 9999-12-30: no date to give, no failure
-        return "", ""
+    return f" ({'; '.join(notes[:limit])})", ";".join(f"{a.isoformat()} {b.isoformat()}" for _, a, b in spans)
 
 
 def stored_spans(text: str) -> list:
