@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from brain.scripts.interop import import_path  # noqa: E402
-from brain.scripts.store import ChunkStore  # noqa: E402
+from brain.interop import import_path  # noqa: E402
+from brain.store.chunk_store import ChunkStore  # noqa: E402
 
 TOPICS = ("billing", "auth", "search", "deploy", "database", "frontend", "mobile", "queue", "cache", "logging")
 VERBS = ("uses", "retries", "caches", "logs", "rejects", "batches", "streams", "validates")

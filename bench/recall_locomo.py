@@ -31,11 +31,11 @@ from pathlib import Path
 BUNDLE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(BUNDLE))
 
-from brain.scripts.capture import capture_transcript  # noqa: E402
-from brain.scripts.fence import fence  # noqa: E402
-from brain.scripts.project import project_id  # noqa: E402
-from brain.scripts.recall import DEFAULT_BUDGET_TOKENS, recall  # noqa: E402
-from brain.scripts.store import ChunkStore  # noqa: E402
+from brain.capture.ingest import capture_transcript  # noqa: E402
+from brain.safety.fence import fence  # noqa: E402
+from brain.context.project import project_id  # noqa: E402
+from brain.recall.recall import DEFAULT_BUDGET_TOKENS, recall  # noqa: E402
+from brain.store.chunk_store import ChunkStore  # noqa: E402
 
 TOKEN = re.compile(r"[a-z0-9]+")
 BASELINE_STOP = frozenset("""a an and are as at be but by did do does for from had has have he her his how i in is

@@ -28,11 +28,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 BUNDLE = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(BUNDLE))
+sys.path[:0] = [str(BUNDLE), str(BUNDLE / "tests")]
 
 from corpus import (GENERATOR_VERSION, MAIN_PROJECT, PROJECTS, chunk_specs, import_records, prompts,  # noqa: E402
                     write_transcript)
-from brain.scripts.simulate import hook_commands  # noqa: E402
+from harness.claude_code import hook_commands  # noqa: E402
 from report import machine, report, write_readme  # noqa: E402
 
 PYTHON = BUNDLE / ".venv" / "bin" / "python"
@@ -108,8 +108,8 @@ def cache_key(n: int) -> str:
     cached before either changed is rebuilt, so figures are always of a store the current code made."""
     from hashlib import sha1
 
-    from brain.scripts import search_index
-    from brain.scripts.validation import schema_path
+    from brain.index import search_index
+    from brain.store.validation import schema_path
 
     layout = sha1(search_index._SCHEMA.encode() + schema_path("chunk").read_bytes()).hexdigest()[:8]
     return f"store-g{GENERATOR_VERSION}-{layout}-{n}"
@@ -117,7 +117,7 @@ def cache_key(n: int) -> str:
 
 def build_store(root: Path, n: int) -> dict:
     """create_many in batches of BUILD_BATCH, auto_link on; only the store calls are timed."""
-    from brain.scripts.store import ChunkStore
+    from brain.store.chunk_store import ChunkStore
 
     store = ChunkStore(root, actor="bench")
     specs = chunk_specs(n)
@@ -360,7 +360,7 @@ def measure_import(ws: Workspace, records: int, shared: Path) -> dict:
         if sample.code != 0 or created != records:
             out["trouble"] = [f"exit {sample.code}, created {created} of {records}: {_hook_trouble(sample)}"]
     else:
-        from brain.scripts.store import ChunkStore
+        from brain.store.chunk_store import ChunkStore
 
         store = ChunkStore(ws.memory, actor="bench")
         specs = [{"content": r["content"], "chunk_type": r["type"], "tags": r["tags"], "created": r["created"],
@@ -447,7 +447,7 @@ def profile(ws: Workspace, out_dir: Path, size: int, log) -> list:
                 rows.append((int(parts[1]), int(parts[0]), parts[2].strip()))
         top = sorted(rows, reverse=True)[:25]
         prof = out_dir / f"profile-{size}-{arg}.pstats"
-        code = "import cProfile, sys\nsys.path.insert(0, %r)\nfrom brain.scripts import hooks\ncProfile.run(%r, %r)" % (
+        code = "import cProfile, sys\nsys.path.insert(0, %r)\nfrom brain.hooks import handlers as hooks\ncProfile.run(%r, %r)" % (
             str(BUNDLE), f"hooks.main([{arg!r}])", str(prof))
         run_once(f"{shlex.quote(str(PYTHON))} -I -c {shlex.quote(code)}", env=ws.env, cwd=ws.cwd, stdin=stdin)
         import io

@@ -15,9 +15,9 @@ import tempfile
 from pathlib import Path
 
 BUNDLE = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(BUNDLE))
+sys.path[:0] = [str(BUNDLE), str(BUNDLE / "tests")]
 
-from brain.scripts.simulate import fire  # noqa: E402
+from harness.claude_code import fire  # noqa: E402
 
 SESSION_1 = [
     ("user", "Let's get the payments service running locally. Remember that the staging database listens on "

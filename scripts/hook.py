@@ -2,7 +2,7 @@
 """Claude Code hook entry point: `python -I -S hook.py EVENT` with the event's JSON on stdin.
 
 EVENT is session-start, user-prompt-submit, stop, pre-compact or session-end. All logic lives in
-brain/scripts/hooks.py; this file only makes the bundle importable and fails open if even that goes wrong.
+brain/hooks/; this file only makes the bundle importable and fails open if even that goes wrong.
 Hooks run with -S (no `site`): that saves a third of the interpreter's start-up, and the hot paths need only the
 standard library. The venv's site-packages goes at the end of sys.path for the few writers that need filelock.
 """
@@ -16,7 +16,7 @@ if "site" not in sys.modules:
                                  "site-packages"))
 
 try:
-    from brain.scripts.hooks import main
+    from brain.hooks.handlers import main
 except BaseException as exc:  # a broken install must not break the session
     sys.stderr.write(f"rlm-mem: hook unavailable: {type(exc).__name__}: {exc}\n")
     sys.exit(0)

@@ -30,6 +30,6 @@ def ago(days: float) -> str:
 @pytest.fixture
 def store(tmp_path):
     """A store under tmp_path (test modules with a `store` fixture of their own use theirs)."""
-    from brain.scripts.store import ChunkStore
+    from brain.store.chunk_store import ChunkStore
 
     return ChunkStore(tmp_path / "mem", actor="test")

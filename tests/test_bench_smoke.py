@@ -54,8 +54,8 @@ def test_fast_schema_check_never_accepts_what_jsonschema_rejects(tmp_path):
     """validation.schema_errors answers "valid" from a compiled fast path (added for the benchmark's write paths);
     it must agree with jsonschema on valid chunks and never accept a chunk jsonschema rejects."""
     import corpus
-    from brain.scripts.store import ChunkStore
-    from brain.scripts.validation import fast_checker, validator
+    from brain.store.chunk_store import ChunkStore
+    from brain.store.validation import fast_checker, validator
 
     store = ChunkStore(tmp_path / "memory")  # only _build is used: nothing is written
     chunks = [store._build(**spec) for spec in corpus.chunk_specs(60)]

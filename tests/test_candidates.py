@@ -4,7 +4,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from brain.scripts.candidates import MemoryCandidate, format_candidates, parse_candidates, slug_filename
+from brain.capture.candidates import MemoryCandidate, format_candidates, parse_candidates, slug_filename
 
 SPEC_BLOCK = """## System Notes
 

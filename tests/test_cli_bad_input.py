@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.scripts.store import MAX_CONTENT_CHARS, MAX_TAGS, ChunkStore
+from brain.store.chunk_store import MAX_CONTENT_CHARS, MAX_TAGS, ChunkStore
 
 MISSING = "chunk-2026-01-01-deadbeef"
 BAD_IDS = [

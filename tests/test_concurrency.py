@@ -14,17 +14,17 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts.audit import read_audit
-from brain.scripts.doctor import check_store
-from brain.scripts.errors import StoreBusy
-from brain.scripts.indexes import FILES
-from brain.scripts.store import ChunkStore
+from brain.store.audit import read_audit
+from brain.store.doctor import check_store
+from brain.util.errors import StoreBusy
+from brain.index.json_indexes import FILES
+from brain.store.chunk_store import ChunkStore
 
 REPO = Path(__file__).resolve().parents[1]
 
 WORKER = r"""
 import json, random, sys
-from brain.scripts.store import ChunkStore
+from brain.store.chunk_store import ChunkStore
 
 root, wid, ops, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 rng = random.Random(seed)
@@ -163,8 +163,8 @@ def test_sixteen_writers_long_run(tmp_path, request):
 
 def test_readers_never_wait_for_a_writer(tmp_path):
     """While a writer holds the store lock and an open SQLite write transaction, reads still answer at once."""
-    from brain.scripts import search_index
-    from brain.scripts.fsutil import store_lock
+    from brain.index import search_index
+    from brain.util.files import store_lock
 
     store = ChunkStore(tmp_path / "mem")
     cid = store.create_chunk("The staging database listens on port 5433", tags=["db"]).id
@@ -192,7 +192,7 @@ def test_writers_give_up_after_the_lock_timeout(tmp_path):
     root = tmp_path / "mem"
     ChunkStore(root).create_chunk("first")
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time\nfrom brain.scripts.fsutil import store_lock\n"
+        [sys.executable, "-c", "import sys, time\nfrom brain.util.files import store_lock\n"
          "with store_lock(sys.argv[1], timeout=5):\n    print('held', flush=True)\n    time.sleep(30)\n", str(root)],
         cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=subprocess.PIPE, text=True)
     try:

@@ -8,10 +8,12 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.scripts import garden, lifecycle, search_index
-from brain.scripts.core import CORE_MAX_CHARS, build_core, select_for_session
-from brain.scripts.store import ChunkStore
-from brain.scripts.tokens import estimate_tokens
+from brain.garden import garden
+from brain.store import lifecycle
+from brain.index import search_index
+from brain.recall.core import CORE_MAX_CHARS, build_core, select_for_session
+from brain.store.chunk_store import ChunkStore
+from brain.util.tokens import estimate_tokens
 
 from conftest import ago
 

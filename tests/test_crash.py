@@ -20,16 +20,16 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.scripts.doctor import check_store
-from brain.scripts.indexes import JsonIndexes
-from brain.scripts.store import ChunkStore
-from brain.scripts.validation import schema_errors
+from brain.store.doctor import check_store
+from brain.index.json_indexes import JsonIndexes
+from brain.store.chunk_store import ChunkStore
+from brain.store.validation import schema_errors
 
 REPO = Path(__file__).resolve().parents[1]
 
 WRITER = r"""
 import random, sys
-from brain.scripts.store import ChunkStore
+from brain.store.chunk_store import ChunkStore
 
 root, wid, seed = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rng = random.Random(seed)
@@ -84,7 +84,7 @@ while True:
 
 MAINTAINER = r"""
 import sys, time
-from brain.scripts.store import ChunkStore
+from brain.store.chunk_store import ChunkStore
 
 store = ChunkStore(sys.argv[1], actor="maintainer")
 while True:
@@ -196,7 +196,7 @@ def test_kill_nine_many_rounds(tmp_path, request):
 def test_writer_dying_between_index_writes_heals_on_next_write(tmp_path, dies_in):
     """The JSON indexes and the search index are written one after the other; dying in between must leave a
     state the next ordinary write repairs by itself (no doctor needed)."""
-    from brain.scripts import search_index
+    from brain.index import search_index
 
     store = ChunkStore(tmp_path / "mem")
     first = store.create_chunk("first memory about the deploy", tags=["deploy"]).id

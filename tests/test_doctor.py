@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.scripts.audit import read_audit
-from brain.scripts.doctor import check_store, repair_store
-from brain.scripts.store import ChunkStore
+from brain.store.audit import read_audit
+from brain.store.doctor import check_store, repair_store
+from brain.store.chunk_store import ChunkStore
 
 
 @pytest.fixture
@@ -254,7 +254,7 @@ def test_loose_permissions_are_tightened(store):
 def test_fresh_store_files_are_owner_only(tmp_path):
     """Parents made for the store, the lock file and the SQLite side files: nothing readable by others."""
     s = ChunkStore(tmp_path / "a" / "b" / "mem")
-    from brain.scripts import search_index
+    from brain.index import search_index
 
     reader = search_index.connect(s.root)  # keeps -wal/-shm alive while we look
     try:
@@ -275,7 +275,7 @@ def test_repair_json_output(store):
 
 # ---------------------------------------------------------------- the store itself never follows a link out
 def test_store_does_not_read_or_write_through_a_symlinked_month(store, tmp_path):
-    from brain.scripts.errors import StoreUnwritable
+    from brain.util.errors import StoreUnwritable
 
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -296,7 +296,7 @@ def test_store_does_not_read_or_write_through_a_symlinked_month(store, tmp_path)
 
 @pytest.mark.parametrize("folder", ["chunks", "archive", "index"])
 def test_store_refuses_symlinked_top_folders(store, tmp_path, folder):
-    from brain.scripts.errors import StoreUnwritable
+    from brain.util.errors import StoreUnwritable
 
     outside = tmp_path / "outside"
     os.replace(store.root / folder, outside)

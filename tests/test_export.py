@@ -6,9 +6,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from brain.cli.main import cli
-from brain.scripts.interop import export_store, import_path
-from brain.scripts.lifecycle import supersede
-from brain.scripts.store import ChunkStore
+from brain.interop import export_store, import_path
+from brain.store.lifecycle import supersede
+from brain.store.chunk_store import ChunkStore
 
 
 def populate(store):

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts.extract import Candidate, commit_message, extract_memories, session_record
-from brain.scripts.transcript import Todo, ToolUse, Turn, parse_transcript
+from brain.capture.extract import Candidate, commit_message, extract_memories, session_record
+from brain.capture.transcript import Todo, ToolUse, Turn, parse_transcript
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "transcripts"
 CODING = Path(__file__).resolve().parent / "fixtures" / "transcripts" / "coding_session.jsonl"

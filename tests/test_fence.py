@@ -1,4 +1,4 @@
-"""brain.scripts.fence: recalled memory is wrapped so stored text can neither close the fence early nor pose
+"""brain.safety.fence: recalled memory is wrapped so stored text can neither close the fence early nor pose
 as Claude Code's own markers."""
 
 import re
@@ -6,7 +6,7 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from brain.scripts.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, fence, neutralise
+from brain.safety.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, fence, neutralise
 
 OPEN_LINE = re.compile(r'<rlm-mem-context fence="(?P<nonce>[A-Za-z0-9_-]+)" label="[^"]*" note="[^"]*">')
 # Anything a reader (Claude or our transcript parser) might take for a fence tag, however it is spelled.

@@ -8,8 +8,9 @@ import sys
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from brain.scripts import ChunkStore, hooks
-from brain.scripts.capture import capture_transcript
+from brain.scripts import ChunkStore
+from brain.hooks import handlers as hooks
+from brain.capture.ingest import capture_transcript
 
 from conftest import SHARED
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.scripts.extract import extract_memories, session_record
-from brain.scripts.transcript import clean_text, parse_transcript
+from brain.capture.extract import extract_memories, session_record
+from brain.capture.transcript import clean_text, parse_transcript
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "data" / "transcripts"
@@ -135,7 +135,7 @@ def test_private_spans_never_survive(before, after, closed, tag):
                                        "?", ".", "!", ":", "\n", "```", ">", "Ana:", "decided", "meant", "x"]),
                       max_size=40))
 def test_extract_on_word_salad_never_raises(words):
-    from brain.scripts.transcript import Turn
+    from brain.capture.transcript import Turn
     text = " ".join(words)
     turns = [Turn("a", 0, "assistant", text, None, None), Turn("u", 1, "user", text, None, None)]
     for candidate in extract_memories(turns):

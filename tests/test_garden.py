@@ -6,10 +6,11 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.scripts import garden, search_index
-from brain.scripts.audit import read_audit
-from brain.scripts.core import select_for_session
-from brain.scripts.salience import ARCHIVE_BELOW, PINNED_SCORE, salience, state_of
+from brain.garden import garden
+from brain.index import search_index
+from brain.store.audit import read_audit
+from brain.recall.core import select_for_session
+from brain.store.salience import ARCHIVE_BELOW, PINNED_SCORE, salience, state_of
 
 from conftest import NOW, ago
 
@@ -152,7 +153,7 @@ def test_untouched_for_200_days_is_archived_unless_pinned_used_or_a_turn(store):
     session = store.create_chunk("Session record: fixed the build.", created=ago(200), metadata={"kind": "session"})
     recent = store.create_chunk("The new build server is buildkite", created=ago(2))
     used = store.create_chunk("Grafana lives at grafana.internal", created=ago(200))
-    from brain.scripts import access
+    from brain.index import access
 
     access.record_access(store.root, [used.id], ago(3))
     plan = garden.run(store, apply=True)
@@ -260,7 +261,7 @@ def test_garden_due_and_if_due_runs(store):
 
 
 def test_only_one_run_at_a_time(store):
-    from brain.scripts.errors import StoreBusy
+    from brain.util.errors import StoreBusy
 
     store.create_chunk("x stays", created=ago(1))
     lock = garden._garden_lock(store.root)
@@ -274,7 +275,7 @@ def test_only_one_run_at_a_time(store):
 
 
 def test_applied_run_is_logged_as_an_episode(store):
-    from brain.scripts.episodes import read_episodes
+    from brain.store.episodes import read_episodes
 
     plan, *_ = _garden_everything(store)
     entries = read_episodes(store.root)

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.scripts.interop.share import GITATTRIBUTES, GITIGNORE, init_share
-from brain.scripts.store import ChunkStore
+from brain.interop.share import GITATTRIBUTES, GITIGNORE, init_share
+from brain.store.chunk_store import ChunkStore
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

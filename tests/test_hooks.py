@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from brain.scripts import ChunkStore
-from brain.scripts.simulate import BUNDLE_ROOT, fire, hook_commands
-from brain.scripts.textwidth import display_width
+from harness.claude_code import BUNDLE_ROOT, fire, hook_commands
+from brain.hud.textwidth import display_width
 
 SHARED_TRANSCRIPTS = BUNDLE_ROOT.parent / "shared" / "data" / "transcripts"
 RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")
@@ -277,7 +277,7 @@ def test_slider_commands_in_a_prompt(tmp_path, project, isolated_memory):
 
 
 def test_high_sensitivity_memories_are_not_injected(tmp_path, project, isolated_memory):
-    from brain.scripts.project import project_id
+    from brain.context.project import project_id
 
     store = ChunkStore(isolated_memory)
     pid = project_id(project).id

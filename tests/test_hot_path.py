@@ -8,14 +8,14 @@ import sys
 import pytest
 
 from brain.scripts import ChunkStore
-from brain.scripts.simulate import BUNDLE_ROOT, fire
+from harness.claude_code import BUNDLE_ROOT, fire
 
 sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
 from demo import SESSION_1, write_transcript  # noqa: E402
 
 NEVER = {"pathlib", "dataclasses", "logging", "typing", "tempfile", "subprocess", "inspect", "jsonschema", "yaml",
-         "click", "filelock", "frontmatter", "brain.scripts.store", "brain.scripts.garden"}
-START_ALSO_NEVER = {"re", "json", "sqlite3", "enum", "datetime", "brain.scripts.core", "brain.scripts.recall"}
+         "click", "filelock", "frontmatter", "brain.store.chunk_store", "brain.garden.garden"}
+START_ALSO_NEVER = {"re", "json", "sqlite3", "enum", "datetime", "brain.recall.core", "brain.recall.recall"}
 
 
 def imported(event, payload, env) -> set:
@@ -43,7 +43,7 @@ def test_session_start_reuses_its_brief_without_sqlite_or_regex(captured):
     first = fire("SessionStart", dict(captured, source="startup"))[0]
     assert "5433" in first.context
     mods = imported("session-start", dict(captured, source="startup"), os.environ.copy())
-    assert "brain.scripts.session_context" in mods
+    assert "brain.session.brief" in mods
     assert not mods & (NEVER | START_ALSO_NEVER), sorted(mods & (NEVER | START_ALSO_NEVER))
     again = fire("SessionStart", dict(captured, source="startup"))[0]
     assert again.context == first.context
@@ -60,16 +60,16 @@ def test_the_brief_is_recomputed_when_memory_changes(captured, isolated_memory):
 def test_prompt_hook_loads_no_heavy_modules(captured):
     mods = imported("user-prompt-submit", dict(captured, prompt="which port does the staging database use?"),
                     os.environ.copy())
-    assert "brain.scripts.recall" in mods and "brain.scripts.fence" in mods  # it did recall something
+    assert "brain.recall.recall" in mods and "brain.safety.fence" in mods  # it did recall something
     assert not mods & NEVER, sorted(mods & NEVER)
     # A prompt without a date needs no date parsing: timeref (with `re`) and `datetime` stay unloaded.
-    assert not mods & {"datetime", "brain.scripts.timeref"}, sorted(mods & {"datetime", "brain.scripts.timeref"})
+    assert not mods & {"datetime", "brain.util.timeref"}, sorted(mods & {"datetime", "brain.util.timeref"})
 
 
 def test_prompt_hook_without_a_date_loads_no_regex_engine(captured):
     mods = imported("user-prompt-submit", dict(captured, prompt="which port does the staging database use?"),
                     os.environ.copy())
-    assert "brain.scripts.fence" in mods  # it did recall something
+    assert "brain.safety.fence" in mods  # it did recall something
     assert not mods & {"re", "enum", "json"}, sorted(mods & {"re", "enum", "json"})
 
 
@@ -82,12 +82,12 @@ def test_capture_refreshes_the_brief_so_the_next_start_needs_no_sqlite(captured,
                              capture_output=True, text=True)
     assert capture.returncode == 0, capture.stderr
     mods = imported("session-start", dict(captured, source="startup"), os.environ.copy())
-    assert "sqlite3" not in mods and "_sqlite3" not in mods and "brain.scripts.core" not in mods
+    assert "sqlite3" not in mods and "_sqlite3" not in mods and "brain.recall.core" not in mods
     assert "cache TTL is 300 seconds" in fire("SessionStart", dict(captured, source="startup"))[0].context
 
 
 def test_the_recall_legend_is_given_once_per_session_not_in_every_prompt(captured):
-    from brain.scripts.recall import RecallResult
+    from brain.recall.recall import RecallResult
 
     start = fire("SessionStart", dict(captured, source="startup"))[0].context
     assert RecallResult.LEGEND in start

@@ -5,8 +5,8 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from brain.scripts import hud
-from brain.scripts.textwidth import display_width, pad, truncate
+from brain.hud import hud
+from brain.hud.textwidth import display_width, pad, truncate
 
 
 # --- textwidth -------------------------------------------------------------------------------------------------
@@ -272,7 +272,7 @@ def test_hot_path_modules_load_no_third_party_code():
     import subprocess
     import sys
 
-    code = ("import sys; import brain.scripts.hud, brain.scripts.project, brain.scripts.candidates; "
+    code = ("import sys; import brain.hud.hud, brain.context.project, brain.capture.candidates; "
             "heavy = {'yaml', 'jsonschema', 'filelock', 'frontmatter', 'click'} & set(sys.modules); "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts.candidates import format_candidates
-from brain.scripts.interop import import_path
-from brain.scripts.store import ChunkStore
+from brain.capture.candidates import format_candidates
+from brain.interop import import_path
+from brain.store.chunk_store import ChunkStore
 
 CANDIDATES = Path(__file__).parent / "fixtures" / "import" / "candidates"
 
@@ -39,7 +39,7 @@ def test_block_from_stdin(store):
 
 
 def test_reimport_on_another_day_adds_nothing(store, monkeypatch):
-    import brain.scripts.interop.writer as writer
+    import brain.interop.writer as writer
 
     text = (CANDIDATES / "system_notes.txt").read_text()
     import_path(store, "candidates", ["-"], stdin=io.StringIO(text))

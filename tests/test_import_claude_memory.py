@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts.interop import detect_format, import_path
-from brain.scripts.store import ChunkStore
+from brain.interop import detect_format, import_path
+from brain.store.chunk_store import ChunkStore
 
 CLAUDE = Path(__file__).parent / "fixtures" / "import" / "claude-memory"
 

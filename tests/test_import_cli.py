@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from brain.cli.main import cli
 from brain.cli import interop_cmds
-from brain.scripts import interop
+from brain import interop
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 

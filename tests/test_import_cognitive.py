@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts.interop import import_path
-from brain.scripts.store import ChunkStore
+from brain.interop import import_path
+from brain.store.chunk_store import ChunkStore
 
 COGNITIVE = Path(__file__).parent / "fixtures" / "import" / "cognitive"
 

@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from brain.scripts.interop import import_path
-from brain.scripts.interop.jsonl import quick_valid
-from brain.scripts.store import ChunkStore
-from brain.scripts.validation import schema_errors
+from brain.interop import import_path
+from brain.interop.jsonl import quick_valid
+from brain.store.chunk_store import ChunkStore
+from brain.store.validation import schema_errors
 
 RECORDS = Path(__file__).parent / "fixtures" / "import" / "jsonl" / "records.jsonl"
 

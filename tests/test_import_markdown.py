@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts.interop import detect_format, export_store, import_path
-from brain.scripts.store import ChunkStore
+from brain.interop import detect_format, export_store, import_path
+from brain.store.chunk_store import ChunkStore
 
 MARKDOWN = Path(__file__).parent / "fixtures" / "import" / "markdown"
 

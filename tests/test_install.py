@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts import install as inst
-from brain.scripts.install import InstallError, bundle_hooks, install, uninstall
+from brain.setup import install as inst
+from brain.setup.install import InstallError, bundle_hooks, install, uninstall
 
 PY = '"${CLAUDE_PLUGIN_ROOT}/.venv/bin/python"'
 HOOK = '"${CLAUDE_PLUGIN_ROOT}/scripts/hook.py"'

@@ -6,11 +6,12 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.scripts import access, lifecycle, search_index
-from brain.scripts.audit import read_audit
-from brain.scripts.core import select_for_session
-from brain.scripts.errors import ChunkNotFound, ChunkValidationError
-from brain.scripts.store import ChunkStore
+from brain.index import access, search_index
+from brain.store import lifecycle
+from brain.store.audit import read_audit
+from brain.recall.core import select_for_session
+from brain.util.errors import ChunkNotFound, ChunkValidationError
+from brain.store.chunk_store import ChunkStore
 
 
 @pytest.fixture
@@ -49,7 +50,7 @@ def test_cli_remember_supersedes_marks_old_and_recall_offers_only_new(store):
 
 
 def test_recall_never_returns_the_superseded_memory_as_current(store):
-    recall_mod = pytest.importorskip("brain.scripts.recall")
+    recall_mod = pytest.importorskip("brain.recall.recall")
     for topic in ("billing", "linting", "docker", "frontend", "vpn", "backups", "grafana", "invoices"):
         store.create_chunk(f"The {topic} setup is documented in the wiki", tags=[topic])
     old = lifecycle.remember_memory(store, "Deploys go out on Tuesdays", tags=["deploy"])[0]

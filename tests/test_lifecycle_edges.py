@@ -7,9 +7,9 @@ import sys
 import time
 
 from brain.scripts import ChunkStore
-from brain.scripts.capture_queue import worker_running
-from brain.scripts.fsutil import store_lock
-from brain.scripts.simulate import BUNDLE_ROOT, fire
+from brain.capture.queue import worker_running
+from brain.util.files import store_lock
+from harness.claude_code import BUNDLE_ROOT, fire
 
 sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
 from demo import SESSION_1, write_transcript  # noqa: E402
@@ -85,7 +85,7 @@ def test_worker_detection_uses_the_lock_not_a_pid(isolated_memory):
     from filelock import FileLock
 
     with FileLock(str(state / ".ingest.lock")):
-        holder = subprocess.run([sys.executable, "-c", "import sys; from brain.scripts.capture_queue import "
+        holder = subprocess.run([sys.executable, "-c", "import sys; from brain.capture.queue import "
                                  f"worker_running; sys.exit(0 if worker_running({str(isolated_memory)!r}) else 1)"],
                                 cwd=str(BUNDLE_ROOT))
     assert holder.returncode == 0

@@ -3,7 +3,7 @@ data folder, the bundle's own brain/memory — in that order."""
 import json
 import os
 
-from brain.scripts.paths import BUNDLE_MEMORY, POINTER, resolve_memory_root
+from brain.context.location import BUNDLE_MEMORY, POINTER, resolve_memory_root
 
 
 def test_order_of_precedence(tmp_path):

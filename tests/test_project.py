@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts import project
-from brain.scripts.project import ProjectConfigError, memory_disabled, project_id, set_memory_enabled
+from brain.context import project
+from brain.context.project import ProjectConfigError, memory_disabled, project_id, set_memory_enabled
 
 
 @pytest.fixture(autouse=True)
@@ -153,4 +153,6 @@ def test_module_imports_only_stdlib():
     tree = ast.parse(Path(project.__file__).read_text(encoding="utf-8"))
     top = {alias.name.split(".")[0] for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
     top |= {node.module.split(".")[0] for node in tree.body if isinstance(node, ast.ImportFrom) and node.level == 0}
-    assert top <= set(sys.stdlib_module_names)
+    assert top - {"brain"} <= set(sys.stdlib_module_names)
+    assert {node.module for node in tree.body if isinstance(node, ast.ImportFrom) and node.module.startswith("brain")} \
+        <= {"brain.util", "brain.util.errors", "brain.util.fasthash", "brain.util.fastjson", "brain.util.files"}

@@ -9,10 +9,13 @@ from click.testing import CliRunner
 from hypothesis import given, settings, strategies as st
 
 from brain.cli.main import cli
-from brain.scripts import access, lifecycle, recall as recall_mod, timeref
-from brain.scripts.recall import recall
-from brain.scripts.store import ChunkStore
-from brain.scripts.tokens import estimate_tokens
+from brain.index import access
+from brain.store import lifecycle
+from brain.recall import recall as recall_mod
+from brain.util import timeref
+from brain.recall.recall import recall
+from brain.store.chunk_store import ChunkStore
+from brain.util.tokens import estimate_tokens
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
 FILLER = [  # unrelated memories, so that words have meaningful frequencies
@@ -238,8 +241,8 @@ def test_recall_module_imports_only_light_modules_at_top():
     tree = ast.parse(Path(recall_mod.__file__).read_text(encoding="utf-8"))
     top = {alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names}
     top |= {node.module or "" for node in tree.body if isinstance(node, ast.ImportFrom)}
-    # "db": the C sqlite module (brain/scripts/db.py). Not `re` nor `datetime`: the prompt hook pays for every import.
-    assert top <= {"math", "time", "db"}, top
+    # "db": the C sqlite module (brain/util/sqlite.py). Not `re` nor `datetime`: the prompt hook pays for every import.
+    assert top <= {"math", "time", "brain.util.sqlite"}, top
 
 
 # ------------------------------------------------------------------------------------------ CLI
@@ -351,7 +354,7 @@ def test_scanners_agree_with_the_regexes_they_replace(text):
 @pytest.mark.parametrize("created", ["2026-02-28T23:59:59Z", "2024-02-29T00:00:00+00:00", "2025-12-31 08:30:00",
                                      "2026-03-01", "1969-12-31T12:00:00", "2023-02-29T00:00:00", "garbage", None])
 def test_salience_reads_stored_times_without_datetime_alike(created):
-    from brain.scripts import salience
+    from brain.store import salience
 
     parsed = salience.parse_time(created)
     assert salience._epoch_seconds(created) == (parsed.timestamp() if parsed else None)
@@ -370,7 +373,7 @@ def test_recall_accepts_a_naive_datetime_or_epoch_seconds_as_now(store):
 
 
 def test_an_index_from_an_older_layout_is_rebuilt_and_recall_never_fails_meanwhile(store):
-    from brain.scripts import search_index
+    from brain.index import search_index
 
     said = store.create_many([spec("Caroline: I went to the LGBTQ support group yesterday.", days=3)])[0]
     conn = search_index.connect(store.root)

@@ -1,4 +1,4 @@
-"""brain.scripts.redact: a hand-made corpus of synthetic secrets and look-alikes, secrets generated at run
+"""brain.safety.redact: a hand-made corpus of synthetic secrets and look-alikes, secrets generated at run
 time, idempotency, speed, and adversarial input. No value here is a real credential."""
 
 import ast
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from brain.scripts import redact as redact_module
-from brain.scripts.redact import KINDS, find_secrets, redact
+from brain.safety import redact as redact_module
+from brain.safety.redact import KINDS, find_secrets, redact
 
 FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 TRANSCRIPTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "transcripts"

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from brain.cli.main import cli
 from brain.scripts import ChunkStore
-from brain.scripts.simulate import BUNDLE_ROOT
+from harness.claude_code import BUNDLE_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 

@@ -6,11 +6,11 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from brain.scripts import Chunk, ChunkStore, ChunkingEngine
-from brain.scripts.chunk import validate_chunk_id
-from brain.scripts.classify import detect_type
-from brain.scripts.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
-from brain.scripts.tokens import estimate_tokens
-from brain.scripts.validation import all_schema_files, schema_errors
+from brain.store.chunk import validate_chunk_id
+from brain.store.classify import detect_type
+from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
+from brain.util.tokens import estimate_tokens
+from brain.store.validation import all_schema_files, schema_errors
 
 
 @pytest.fixture
@@ -218,7 +218,7 @@ def test_reads_do_not_rewrite_files_but_counts_stay_true(store):
 
 
 def test_audit_trail_records_every_mutation(store):
-    from brain.scripts.audit import read_audit
+    from brain.store.audit import read_audit
 
     a = store.create_chunk("one", reason="test")
     b = store.create_chunk("two")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from brain.scripts.transcript import clean_text, normalize_timestamp, parse_transcript
+from brain.capture.transcript import clean_text, normalize_timestamp, parse_transcript
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "transcripts"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"

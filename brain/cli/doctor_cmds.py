@@ -1,7 +1,7 @@
 """`rlm-mem doctor`: check the memory store and repair what can be repaired."""
 import click
 
-from .main import emit_json, json_option, pass_env
+from brain.cli.main import emit_json, json_option, pass_env
 
 
 def render(report) -> str:
@@ -47,7 +47,7 @@ def register(cli):
           rlm-mem doctor
           rlm-mem doctor --repair --json
         """
-        from brain.scripts.doctor import repair_store, check_store
+        from brain.store.doctor import repair_store, check_store
 
         report = repair_store(env.store) if repair else check_store(env.store)
         if as_json:

@@ -1,7 +1,7 @@
 """Keeping memory true and small: pin, unpin, garden, core, reflect."""
 import click
 
-from .main import emit_json, json_option, pass_env
+from brain.cli.main import emit_json, json_option, pass_env
 
 
 def _plan_text(plan: dict) -> str:
@@ -45,7 +45,7 @@ def _applied_text(plan: dict) -> str:
 def _current_project():
     import os
 
-    from brain.scripts.project import project_id
+    from brain.context.project import project_id
 
     try:
         return project_id(os.getcwd()).id
@@ -61,7 +61,7 @@ def register(cli):
         """Pin a memory: always in the session-start context, never decays, never gardened.
 
         Example: rlm-mem pin chunk-2026-02-10-a1b2c3d4"""
-        from brain.scripts.lifecycle import set_pinned
+        from brain.store.lifecycle import set_pinned
 
         set_pinned(env.store, chunk_id, True)
         click.echo(f"pinned {chunk_id}")
@@ -71,7 +71,7 @@ def register(cli):
     @pass_env
     def unpin(env, chunk_id):
         """Unpin a memory (it decays and is gardened like any other).  Example: rlm-mem unpin chunk-2026-02-10-a1b2c3d4"""
-        from brain.scripts.lifecycle import set_pinned
+        from brain.store.lifecycle import set_pinned
 
         set_pinned(env.store, chunk_id, False)
         click.echo(f"unpinned {chunk_id}")
@@ -95,7 +95,7 @@ def register(cli):
           rlm-mem garden --apply
           rlm-mem garden --undo garden-20260210T101500Z-1a2b
         """
-        from brain.scripts import garden as gardening
+        from brain.garden import garden as gardening
 
         if undo_run:
             result = gardening.undo(env.store, undo_run)
@@ -114,7 +114,7 @@ def register(cli):
             return
         plan = gardening.run(env.store, apply=do_apply)
         if do_apply and (plan.get("resolve") or plan.get("consolidate") or plan.get("archive")):
-            from brain.scripts.session_context import refresh_briefs
+            from brain.session.brief import refresh_briefs
 
             refresh_briefs(env.store.root)  # the next session start finds its brief ready
         if as_json:
@@ -137,7 +137,7 @@ def register(cli):
         \b
         Example: rlm-mem core --write
         """
-        from brain.scripts.core import build_core, write_core
+        from brain.recall.core import build_core, write_core
 
         project = None if project == "all" else (project or _current_project())
         digest = build_core(env.root, project, budget_tokens=budget)
@@ -160,8 +160,8 @@ def register(cli):
         \b
         Example: rlm-mem reflect --json
         """
-        from brain.scripts.reflect import reflect as make_report
-        from brain.scripts.reflect import render, write_reflection
+        from brain.garden.reflect import reflect as make_report
+        from brain.garden.reflect import render, write_reflection
 
         report = make_report(env.root)
         path = write_reflection(env.root, report)

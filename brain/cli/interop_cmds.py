@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .main import emit_json, json_option, pass_env
+from brain.cli.main import emit_json, json_option, pass_env
 
 IMPORT_FORMATS = ("legacy", "candidates", "cognitive", "claude-memory", "jsonl", "markdown")
 EXPORT_FORMATS = ("markdown", "jsonl")
@@ -72,7 +72,7 @@ def register(cli):
           rlm-mem import ~/.claude/projects/my-app/memory
           pbpaste | rlm-mem import --format candidates -
         """
-        from brain.scripts.interop import import_path
+        from brain.interop import import_path
 
         missing = [p for p in paths if p != "-" and not os.path.exists(p)]
         if missing:
@@ -100,7 +100,7 @@ def register(cli):
         \b
         Example: rlm-mem export --format markdown ~/memory-backup
         """
-        from brain.scripts.interop import export_store
+        from brain.interop import export_store
 
         try:
             with progress_bar("exporting") as progress:
@@ -121,7 +121,7 @@ def register(cli):
 
         Indexes and runtime state stay out of git; the append-only audit and episode logs merge by union.
         """
-        from brain.scripts.interop.share import init_share
+        from brain.interop.share import init_share
 
         root = Path(env.root)
         added = init_share(root)

@@ -1,4 +1,4 @@
-"""`rlm-mem`: the command line, a thin click shell over brain.scripts.
+"""`rlm-mem`: the command line, a thin click shell over the library (brain/).
 
 Errors a person can cause print `Error: <what happened and what to do>` and exit 1 (2 for usage errors); no
 traceback unless RLM_MEM_DEBUG=1.
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from brain.scripts.errors import RlmMemError
+from brain.util.errors import RlmMemError
 
 
 class RlmMemGroup(click.Group):
@@ -36,7 +36,7 @@ class Env:
     """What every command needs: the memory root and a store over it, made on first use."""
 
     def __init__(self, explicit_dir):
-        from brain.scripts.paths import resolve_memory_root
+        from brain.context.location import resolve_memory_root
 
         root, self.reason = resolve_memory_root(explicit_dir)
         self.root = Path(root)
@@ -45,7 +45,7 @@ class Env:
     @property
     def store(self):
         if self._store is None:
-            from brain.scripts.store import ChunkStore
+            from brain.store.chunk_store import ChunkStore
 
             self._store = ChunkStore(self.root, actor=os.environ.get("RLM_MEM_ACTOR") or "cli")
         return self._store
@@ -81,7 +81,7 @@ def cli(ctx, memory_dir):
 
 
 def _register():
-    from . import store_cmds, session_cmds, recall_cmds, garden_cmds, interop_cmds, doctor_cmds  # noqa: F401
+    from brain.cli import store_cmds, session_cmds, recall_cmds, garden_cmds, interop_cmds, doctor_cmds  # noqa: F401
 
     for module in (store_cmds, session_cmds, recall_cmds, garden_cmds, interop_cmds, doctor_cmds):
         module.register(cli)

@@ -3,9 +3,9 @@ import os
 
 import click
 
-from brain.scripts.depth import DEPTHS
+from brain.recall.depth import DEPTHS
 
-from .main import emit_json, json_option, pass_env
+from brain.cli.main import emit_json, json_option, pass_env
 
 LEVELS = ("public", "low", "medium", "high", "hyper")
 
@@ -39,8 +39,8 @@ def register(cli):
           rlm-mem recall why did we drop celery --budget 300 --depth summary
           rlm-mem recall "what changed in parser.py" --file src/parser.py --json
         """
-        from brain.scripts.errors import RlmMemError
-        from brain.scripts.recall import recall as run_recall
+        from brain.util.errors import RlmMemError
+        from brain.recall.recall import recall as run_recall
 
         text = " ".join(query).strip()
         if not text:
@@ -48,7 +48,7 @@ def register(cli):
         if all_projects:
             project = None
         elif project is None:
-            from brain.scripts.project import project_id
+            from brain.context.project import project_id
 
             project = project_id(os.getcwd()).id
         try:

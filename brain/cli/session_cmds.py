@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .main import emit_json, json_option, pass_env
+from brain.cli.main import emit_json, json_option, pass_env
 
 BUNDLE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +24,7 @@ def _settings_target(project_dir, user):
 
 
 def _print_candidates(reports) -> bool:
-    from brain.scripts.candidates import format_candidates
+    from brain.capture.candidates import format_candidates
 
     cands = [c for r in reports for c in r.candidates]
     if cands:
@@ -46,7 +46,7 @@ def register(cli):
         \b
         Example: rlm-mem ingest ~/.claude/projects/my-app/1f2e3d4c.jsonl
         """
-        from brain.scripts import capture
+        from brain.capture import ingest as capture
 
         store = env.store
         reports = []
@@ -58,8 +58,8 @@ def register(cli):
         else:  # hooks see the worker by its lock on state/.ingest.lock (capture.ingest holds it while it works)
             reports = capture.ingest(store, wait=not background)
         try:
-            from brain.scripts import access
-            from brain.scripts.session_context import refresh_briefs
+            from brain.index import access
+            from brain.session.brief import refresh_briefs
 
             if access.pending_lines(store.root) > access.FOLD_THRESHOLD:
                 store.fold_access()
@@ -97,7 +97,7 @@ def register(cli):
     @pass_env
     def hud_set(env, name, value):
         """Set a slider, e.g. `rlm-mem hud set Humor 70`."""
-        from brain.scripts import hud as hudlib
+        from brain.hud import hud as hudlib
 
         state = hudlib.load_hud_state(env.root)
         try:
@@ -113,7 +113,7 @@ def register(cli):
     @pass_env
     def hud_mode(env, name):
         """Switch to a mode: Base, Research, Creative, Technical, Concise."""
-        from brain.scripts import hud as hudlib
+        from brain.hud import hud as hudlib
 
         state = hudlib.apply_mode(hudlib.load_hud_state(env.root), name)
         hudlib.save_hud_state(env.root, state)
@@ -123,7 +123,7 @@ def register(cli):
     @pass_env
     def hud_reset(env):
         """Put every slider back to its default."""
-        from brain.scripts import hud as hudlib
+        from brain.hud import hud as hudlib
 
         hudlib.save_hud_state(env.root, hudlib.reset(hudlib.load_hud_state(env.root)))
         click.echo(_render_hud(env))
@@ -132,8 +132,8 @@ def register(cli):
     @pass_env
     def statusline(env):
         """One-line HUD for Claude Code's status line (reads the status JSON on stdin when given)."""
-        from brain.scripts.capture_queue import pending_count
-        from brain.scripts.hud import load_hud_state, render_statusline
+        from brain.capture.queue import pending_count
+        from brain.hud.hud import load_hud_state, render_statusline
 
         payload = {}
         if sys.stdin is not None and not sys.stdin.isatty():
@@ -166,7 +166,7 @@ def register(cli):
 
         Keeps every other setting and hook, writes a backup first, and adds nothing on a second run.
         """
-        from brain.scripts.install import install as do_install
+        from brain.setup.install import install as do_install
 
         settings, skills, project = _settings_target(project_dir, user)
         if memory_in_project and project is None:
@@ -180,7 +180,7 @@ def register(cli):
     @click.option("--user", is_flag=True)
     def uninstall(project_dir, user):
         """Remove exactly what `install` added (hooks, skill link, memory-folder setting)."""
-        from brain.scripts.install import uninstall as do_uninstall
+        from brain.setup.install import uninstall as do_uninstall
 
         settings, _, _ = _settings_target(project_dir, user)
         click.echo(do_uninstall(settings, BUNDLE_ROOT).summary())
@@ -199,7 +199,7 @@ def register(cli):
 
 
 def _switch(project_dir, enabled: bool):
-    from brain.scripts.project import project_id, set_memory_enabled
+    from brain.context.project import project_id, set_memory_enabled
 
     info = project_id(project_dir)
     if info.root is None:
@@ -209,8 +209,8 @@ def _switch(project_dir, enabled: bool):
 
 
 def _brief(env, cwd=None) -> dict:
-    from brain.scripts.project import project_id
-    from brain.scripts.session_context import current_brief
+    from brain.context.project import project_id
+    from brain.session.brief import current_brief
 
     if not (Path(env.root) / "index").is_dir():
         return {}
@@ -221,7 +221,7 @@ def _brief(env, cwd=None) -> dict:
 
 
 def _render_hud(env) -> str:
-    from brain.scripts.session_context import hud_text
+    from brain.session.brief import hud_text
 
     class _NoSession:
         transcript_path = ""

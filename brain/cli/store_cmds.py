@@ -4,10 +4,10 @@ import sys
 
 import click
 
-from brain.scripts.chunk import CHUNK_TYPES
-from brain.scripts.depth import DEPTHS
+from brain.store.chunk import CHUNK_TYPES
+from brain.recall.depth import DEPTHS
 
-from .main import emit_json, json_option, pass_env
+from brain.cli.main import emit_json, json_option, pass_env
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
 LEVELS = ("public", "low", "medium", "high", "hyper")
@@ -21,7 +21,7 @@ def too_sensitive(chunk) -> bool:
 
 
 def chunk_line(chunk) -> str:
-    from brain.scripts.depth import summary_line
+    from brain.recall.depth import summary_line
 
     d = chunk.to_dict()
     flags = "".join([" 📌" if chunk.pinned else "", f" [{chunk.status}]" if chunk.status != "active" else ""])
@@ -29,7 +29,7 @@ def chunk_line(chunk) -> str:
 
 
 def show_chunk(chunk, depth: str) -> str:
-    from brain.scripts.depth import render
+    from brain.recall.depth import render
 
     d = chunk.to_dict()
     if depth == "complete":
@@ -87,9 +87,9 @@ def register(cli):
         """
         content = read_content(content)
         parse_confidence(confidence)
-        from brain.scripts.lifecycle import remember_memory
+        from brain.store.lifecycle import remember_memory
 
-        from brain.scripts.project import project_id
+        from brain.context.project import project_id
 
         project = project_id(os.getcwd())
         chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
@@ -193,7 +193,7 @@ def register(cli):
         """List memories, oldest first.  Example: rlm-mem list --type decision --since 2026-02-01"""
         for name, value in (("--since", since), ("--until", until)):
             if value:
-                from brain.scripts.chunk import normalize_timestamp
+                from brain.store.chunk import normalize_timestamp
 
                 try:
                     normalize_timestamp(value)
@@ -230,7 +230,7 @@ def register(cli):
     @pass_env
     def reindex(env):
         """Rebuild every index (JSON indexes, search index, access counts) from the chunk files."""
-        from .interop_cmds import progress_bar
+        from brain.cli.interop_cmds import progress_bar
 
         with progress_bar("reindexing") as progress:
             result = env.store.reindex(progress=progress)

@@ -1,19 +1,20 @@
-"""The rlm-mem library. Public face: `from brain.scripts import ChunkStore, Chunk`.
+"""Seed 000's public face: `from brain.scripts import ChunkStore, Chunk`.
 
-Exports load lazily so that hooks importing one small module (say `brain.scripts.recall`) do not pay for the
-whole store, its schema validation or YAML.
+A facade over the packages by layer (brain/store, brain/util, ...; see ARCHITECTURE.md). Exports load lazily so
+that importing this package costs nothing until a name is used.
 """
 from importlib import import_module
 
 _EXPORTS = {
-    "ChunkStore": "brain.scripts.store",
-    "Chunk": "brain.scripts.chunk",
-    "ChunkingEngine": "brain.scripts.chunking",
-    "RlmMemError": "brain.scripts.errors",
-    "InvalidChunkId": "brain.scripts.errors",
-    "ChunkNotFound": "brain.scripts.errors",
-    "ChunkValidationError": "brain.scripts.errors",
-    "StoreBusy": "brain.scripts.errors",
+    "ChunkStore": "brain.store.chunk_store",
+    "Chunk": "brain.store.chunk",
+    "ChunkingEngine": "brain.store.chunking",
+    "RlmMemError": "brain.util.errors",
+    "InvalidChunkId": "brain.util.errors",
+    "ChunkNotFound": "brain.util.errors",
+    "ChunkValidationError": "brain.util.errors",
+    "StoreBusy": "brain.util.errors",
+    "StoreUnwritable": "brain.util.errors",
 }
 
 __all__ = sorted(_EXPORTS)

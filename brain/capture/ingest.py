@@ -1,0 +1,290 @@
+"""Capture: from a Claude Code transcript to memories.
+
+Hooks only queue work (`enqueue`, a small file per session in state/queue/) and start a detached worker; the worker
+(`ingest`) parses each transcript from the byte offset it reached last time and stores:
+- the conversation's own words, verbatim and chunked, one chunk per turn (kind "turn"; tool calls summarised in a
+  line; tool output not stored), linked by conversation and time;
+- typed memories from the protocol's auto-persist triggers (extract.py);
+- one record per session (intent, files, commands, outcome, follow-ups) when the session is over.
+Ids derive from (session, transcript entry, part), so capturing twice, or a transcript that grew, stores each thing
+once. Timestamps come from the transcript. When the store cannot be written, nothing is claimed as saved: the typed
+memories come back as a MEMORY_CANDIDATES block (and are kept in a fallback folder when one is writable).
+"""
+import hashlib
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brain.capture.queue import INGEST_LOCK, captured_offset, pending, safe_name, save_offset
+from brain.util.errors import StoreBusy, StoreUnwritable
+from brain.util.files import ensure_dir, read_json
+
+TURN_CONFIDENCE = 0.7
+SESSION_CONFIDENCE = 0.8
+MAX_TOOL_SUMMARIES = 8
+
+
+# ---------------------------------------------------------------- turning a transcript into chunk specs
+@dataclass
+class CaptureReport:
+    session_id: str
+    turns: int = 0
+    memories: int = 0
+    created: int = 0
+    session_record: str | None = None
+    skipped_reason: str | None = None
+    candidates: list = field(default_factory=list)  # MemoryCandidate, when the store could not be written
+
+    def to_dict(self) -> dict:
+        return {"session_id": self.session_id, "turns": self.turns, "memories": self.memories,
+                "created": self.created, "session_record": self.session_record, "skipped": self.skipped_reason,
+                "candidates": len(self.candidates)}
+
+
+def _turn_content(turn) -> str:
+    text = (turn.text or "").strip()
+    uses = [u.summary for u in turn.tool_uses if u.summary][:MAX_TOOL_SUMMARIES]
+    if uses:
+        more = len(turn.tool_uses) - len(uses)
+        text = (text + "\n" if text else "") + "[tools] " + "; ".join(uses) + (f" (+{more} more)" if more > 0 else "")
+    return text
+
+
+def _turn_files(turn) -> list:
+    return sorted({u.file_path for u in turn.tool_uses if u.file_path})[:50]
+
+
+def turn_specs(turns, *, session_id, project, transcript_path, fallback_time, engine) -> list:
+    specs = []
+    for turn in turns:
+        if turn.is_sidechain or turn.is_compact_summary:
+            continue  # subagent traffic and Claude's own compaction summaries are not the conversation
+        content = _turn_content(turn)
+        if not content:
+            continue
+        ref = turn.uuid or f"offset-{turn.offset}"
+        pieces = engine.chunk(content)
+        for i, piece in enumerate(pieces, 1):
+            md = {"kind": "turn", "role": turn.role if turn.role in ("user", "assistant") else "mixed",
+                  "project": project.id, "project_name": project.name,
+                  "provenance": {"kind": "event", "ref": f"{session_id}/{ref}", "file": str(transcript_path)}}
+            files = _turn_files(turn)
+            if files:
+                md["files"] = files
+            if len(pieces) > 1:
+                md["part"] = {"index": i, "count": len(pieces), "group": ref}
+            specs.append({"content": piece, "conversation_id": session_id, "confidence": TURN_CONFIDENCE,
+                          "created": turn.timestamp or fallback_time, "metadata": md,
+                          "key": f"turn:{session_id}:{ref}:{i}"})
+    return specs
+
+
+def memory_specs(candidates, *, session_id, project, transcript_path, fallback_time) -> list:
+    specs = []
+    for cand in candidates:
+        digest = hashlib.sha1(cand.content.encode("utf-8")).hexdigest()[:10]
+        md = {"kind": cand.kind, "category": cand.category, "project": project.id, "project_name": project.name,
+              "provenance": {"kind": "event", "ref": f"{session_id}/{cand.source_uuid or ''}",
+                             "file": str(transcript_path)}}
+        specs.append({"content": cand.content, "chunk_type": cand.chunk_type, "conversation_id": session_id,
+                      "confidence": cand.confidence, "tags": list(cand.tags), "created": cand.timestamp or fallback_time,
+                      "metadata": md, "key": f"{cand.kind}:{session_id}:{cand.source_uuid}:{digest}"})
+    return specs
+
+
+def candidates_for(specs) -> list:
+    """MEMORY_CANDIDATES for memory specs that could not be stored."""
+    from brain.capture.candidates import MemoryCandidate, slug_filename
+
+    out = []
+    for spec in specs:
+        category = spec["metadata"].get("category") or "present"
+        out.append(MemoryCandidate(filename=slug_filename(spec["content"]), category=category,
+                                   tags=tuple(spec.get("tags") or ()) or (spec["metadata"].get("kind", "memory"),),
+                                   content=spec["content"]))
+    return out
+
+
+def fallback_folder() -> Path | None:
+    """Where MEMORY_CANDIDATES are kept when memory itself cannot be written (None if nowhere is writable)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    for folder in (Path(base) / "rlm-mem" / "candidates", Path(os.environ.get("TMPDIR", "/tmp")) / "rlm-mem-candidates"):
+        try:
+            ensure_dir(folder)
+            if os.access(folder, os.W_OK):
+                return folder
+        except OSError:
+            continue
+    return None
+
+
+def keep_candidates(text: str, session_id: str) -> Path | None:
+    folder = fallback_folder()
+    if folder is None:
+        return None
+    path = folder / f"{safe_name(session_id)}-{int(time.time())}.md"
+    try:
+        from brain.util.files import atomic_write_text
+
+        atomic_write_text(path, text)
+        return path
+    except OSError:
+        return None
+
+
+def capture_transcript(store, transcript_path, *, session_id: str | None = None, cwd: str | None = None,
+                       final: bool = False, full: bool = False) -> CaptureReport:
+    """Capture what is new in one transcript (everything with full=True). Idempotent."""
+    from brain.store.chunk import new_chunk_id, normalize_timestamp
+    from brain.capture.extract import extract_memories, session_record
+    from brain.store.lifecycle import find_duplicate, reinforce
+    from brain.context.project import memory_disabled, project_id
+    from brain.capture.transcript import parse_transcript
+
+    transcript_path = Path(os.path.realpath(transcript_path))  # the hook's path and a person's relative one agree
+    sid = session_id or transcript_path.stem
+    report = CaptureReport(session_id=sid)
+    state = {} if full else captured_offset(store.root, sid)
+    known = state.get("path")
+    start = state.get("offset", 0) if known is None or os.path.realpath(known) == str(transcript_path) else 0
+    parsed = parse_transcript(transcript_path, start_offset=start)
+    project = project_id(parsed.cwd or cwd or os.getcwd())
+    if project.root is not None and memory_disabled(project.root):
+        report.skipped_reason = "memory is switched off for this project"
+        save_offset(store.root, sid, transcript_path, parsed.end_offset)
+        return report
+    fallback_time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(transcript_path.stat().st_mtime))
+    turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
+                       fallback_time=fallback_time, engine=store.engine)
+    memories = memory_specs(extract_memories(parsed.turns), session_id=sid, project=project,
+                            transcript_path=transcript_path, fallback_time=fallback_time)
+    report.turns, report.memories = len(turns), len(memories)
+    try:
+        fresh = []
+        for spec in memories:  # the same memory stated again in another session reinforces the first one
+            dup = find_duplicate(store, spec["content"], project.id)
+            if dup and dup != new_chunk_id(normalize_timestamp(spec["created"]), spec["key"]):
+                reinforce(store, dup, spec["confidence"], reason=f"stated again in session {sid}")
+            else:
+                fresh.append(spec)
+        specs, record_id = turns + fresh, None
+        if final:
+            whole = parsed.turns if start == 0 else parse_transcript(transcript_path).turns
+            record = session_record(whole)
+            if record is not None:
+                # A new record joins the turns' write session: every write session loads and saves the JSON
+                # indexes, ~2 s at 100k chunks (bench/run.py).
+                record_spec, record_id = _session_record_spec(store, record, sid, project, transcript_path,
+                                                              fallback_time)
+                if record_spec is not None:
+                    specs.append(record_spec)
+        added = []
+        store.create_many(specs, reason=f"captured from session {sid}", bulk=True, added=added)
+        report.created = sum(1 for c in added if c.id != record_id)
+        report.session_record = record_id
+        _episode_entries(store.root, [c for c in added if c.kind != "turn" and c.id != record_id])
+    except (StoreUnwritable, StoreBusy, PermissionError) as exc:
+        report.skipped_reason = str(exc)
+        report.candidates = candidates_for(memories)
+        return report
+    save_offset(store.root, sid, transcript_path, parsed.end_offset)
+    return report
+
+
+def _session_record_spec(store, record, sid, project, transcript_path, fallback_time) -> tuple:
+    """(create_many spec of a new session record or None, its id). A stored record is updated here."""
+    from brain.store.chunk import new_chunk_id
+
+    text = record.to_text()
+    created = record.started or fallback_time
+    key = f"session:{sid}"
+    cid = new_chunk_id(created, key)
+    existing = store.get_chunk(cid, track=False)
+    piece = store.engine.chunk(text)[0]
+    if existing is not None:
+        if existing.content != piece:
+            store.update_chunk(cid, content=piece, reason="session record updated")
+        return None, cid
+    md = {"kind": "session", "category": "past", "project": project.id, "project_name": project.name,
+          "title": f"Session: {record.intent[:120]}" if record.intent else "Session record",
+          "files": list(record.files_edited)[:200],
+          "provenance": {"kind": "outcome", "ref": sid, "file": str(transcript_path)}}
+    return dict(content=piece, chunk_type="note", conversation_id=sid, confidence=SESSION_CONFIDENCE,
+                created=created, metadata=md, key=key, tags=["session"]), cid
+
+
+def _episode_entries(root, chunks) -> None:
+    try:
+        from brain.store.episodes import append_episode
+    except ImportError:
+        return
+    for chunk in chunks:
+        from brain.recall.depth import summary_line
+
+        append_episode(root, chunk.created, summary_line(chunk.to_dict(), 80), chunk.id, chunk.kind, chunk.tags,
+                       summary_line(chunk.to_dict(), 160))
+
+
+# ---------------------------------------------------------------- the worker
+def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 5) -> list:
+    """Capture everything queued. With wait=False (a detached worker) it leaves at once if another worker runs.
+
+    A few passes pick up what hooks queued while the worker ran; what still fails stays queued for next time.
+    """
+    from filelock import Timeout
+
+    from brain.util.files import owner_lock
+
+    ensure_dir(Path(store.root) / "state")
+    lock = owner_lock(Path(store.root) / "state" / INGEST_LOCK, timeout if wait else 0)
+    reports, seen = [], {}
+    for attempt in range(max_passes):
+        try:
+            lock.acquire()
+        except Timeout:
+            return reports  # another worker is on it and re-checks the queue before it leaves
+        try:
+            if not wait and attempt == 0:
+                # The detached worker also rebuilds an index an older rlm-mem made (session start asks for it:
+                # too long for a hook), under its lock so that hooks see it running and start no other.
+                store.sync_derived()
+            todo = [(p, e) for p, e in pending(store.root) if seen.get(p) != e.get("enqueued")]
+            for path, entry in todo:
+                seen[path] = entry.get("enqueued")
+                reports.append(_capture_entry(store, path, entry))
+        finally:
+            lock.release()
+        if not todo:
+            break
+    return reports
+
+
+def _capture_entry(store, queue_file: Path, entry: dict) -> CaptureReport:
+    transcript = Path(entry["transcript_path"])
+    sid = entry.get("session_id") or transcript.stem
+    try:
+        size_before = transcript.stat().st_size
+    except OSError:
+        _drop(queue_file)
+        return CaptureReport(session_id=sid, skipped_reason=f"transcript not found: {transcript}")
+    try:
+        report = capture_transcript(store, transcript, session_id=sid, cwd=entry.get("cwd"),
+                                    final=bool(entry.get("final")))
+    except Exception as exc:  # one bad transcript must not stop the others; it stays queued
+        return CaptureReport(session_id=sid, skipped_reason=f"{type(exc).__name__}: {exc}")
+    if report.candidates:
+        return report  # keep the queue entry: nothing was saved
+    try:
+        if transcript.stat().st_size == size_before and read_json(queue_file).get("enqueued") == entry.get("enqueued"):
+            _drop(queue_file)  # nothing arrived meanwhile
+    except (OSError, ValueError):
+        pass
+    return report
+
+
+def _drop(path: Path) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,2 @@
+"""Keeping memory true and small: gardening runs (resolve, consolidate, archive), their schedule, reflection.
+"""

@@ -1,0 +1,738 @@
+"""Recall: the memories that answer a prompt, best first, within a token budget. No network, no model.
+
+Reads only index/search.db. How an item's score is made, in order of effect:
+1. Text: BM25 (SQLite FTS5, porter stemming) of each prompt word, summed. Words too common in the store to
+   discriminate are left out.
+2. Conversation: a turn also scores by the turns around it (KERNEL; the same conversation, in order). An answer
+   often shares no word with the prompt but follows a turn that does ("what did you paint?" / "a sunset").
+3. Who: a turn labelled with a name the prompt mentions ("Caroline: ...") counts double.
+4. When: a prompt naming a date ("in May 2023", "on 8 May, 2023", "yesterday") favours memories made then or
+   about events then (relative dates in a memory are resolved against its own date, in the prompt against now).
+5. What: corrections, requests, decisions and preferences weigh more than verbatim turns; confidence and salience
+   (pinned, often used, recent: brain/store/salience.py) count; superseded or retracted memories never appear.
+6. Where: this project first; another project's memory only when it covers most of the prompt; files named in
+   the prompt (or given) pull in memories about them; prompt words that are tags count extra.
+Threshold: when no memory covers enough of the prompt's distinctive words (COVERAGE_MIN of their IDF weight), or
+the prompt has none, nothing is returned. Budget: items fill the token budget best first, each at most once
+(text contained in a chosen item is not repeated), and are shown with their id (which starts with their date),
+a kind mark and, after the text, what its relative dates mean.
+"""
+import math
+import time
+
+from brain.util.sqlite import sqlite3
+
+DEFAULT_BUDGET_TOKENS = 1600  # a ceiling: the relative cut below usually stops well before it
+# Precision cut: an item scoring under this share of the best item's score is left out, so a prompt with a clear
+# answer gets a short context and a vague one gets more. On the LoCoMo dev set it trades ~1 point of evidence
+# recall for ~20% fewer characters (bench/README.md, "Recall").
+RELATIVE_CUT = 0.38
+DEFAULT_LIMIT = 40
+SENSITIVITY_ORDER = ("public", "low", "medium", "high", "hyper")
+HIDDEN_STATUS = ("superseded", "retracted")
+
+# Weight of a neighbour's text score in a turn's score, by offset (-1: the turn before, often the question).
+KERNEL = {0: 1.0, -1: 0.8, 1: 0.45, -2: 0.3, 2: 0.3, -3: 0.18, 3: 0.18, -4: 0.1, 4: 0.1, -5: 0.06, 5: 0.06}
+KIND_WEIGHT = {"correction": 1.5, "request": 1.4, "decision": 1.35, "preference": 1.3, "learning": 1.2,
+               "consolidated": 1.2, "memory": 1.15, "milestone": 1.1, "turn": 1.0, "session": 0.8}
+TYPE_WEIGHT = {"decision": 1.15, "preference": 1.1, "pattern": 1.05, "fact": 1.0, "note": 0.95}
+SPEAKER_BOOST = 2.0
+DATE_BOOST = 5.0
+FILE_BOOST = 2.0
+TAG_BOOST = 1.25
+GLOBAL_WEIGHT = 0.85  # a memory without a project, next to this project's own
+OTHER_PROJECT_WEIGHT = 0.5
+OTHER_PROJECT_COVERAGE = 0.6
+COVERAGE_MIN = 0.35  # share of the prompt's IDF weight the best memory must contain...
+ON_TOPIC_COVERAGE_MIN = 0.1  # ...or this much, when the prompt also names what the store is full of
+RELATIVE_MIN = 0.15  # items scoring under this share of the best one are not worth their tokens
+COMMON_SHARE = 0.3  # a word in more than this share of memories is not searched for...
+COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
+# ...nor a word on more than this many memories: ranking costs ~1 ms per thousand matches (ORDER BY rank scores
+# every one) while such a word's IDF is small (under ~4 at 100,000 memories) — bench/run.py, 100k store.
+COMMON_MAX_ROWS = 2000
+TERM_ROWS = 100  # best rows read per word
+HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
+MAX_CANDIDATES = 200  # best by text and context, then weighed
+DATED_ROWS = 200
+FILL_SCAN = 150  # candidates looked at when filling the budget
+MAX_ITEM_CHARS = 1200  # a longer memory is shown as the sentences around the prompt's words
+DATED_SHARE = 0.1  # a memory found by its date alone starts at this share of the best text score
+
+RECENT_DAYS = 120  # a turn older than this, never used nor pinned, has no salience left
+
+
+# Text is scanned with str methods and translate tables, not `re`: the UserPromptSubmit hook recalls on every
+# prompt, and importing `re` (with enum, functools, ...) costs ~3 ms of a budget of 2.5 bare interpreter starts.
+# Each scanner below names the regex it stands for; a regex's \w is str.isalnum() or "_".
+class _Blanks(dict):
+    """A str.translate table turning every character outside a class into a space. It learns each character the
+    first time it meets it, so building it costs nothing and non-ASCII text costs one test per distinct character."""
+
+    def __init__(self, keep):
+        super().__init__()
+        self.keep = keep
+
+    def __missing__(self, code):
+        self[code] = value = code if self.keep(chr(code)) else 32
+        return value
+
+
+_LETTERS_DIGITS = _Blanks(str.isalnum)
+_WORD_CHARS = _Blanks(lambda ch: ch.isalnum() or ch == "_")
+_PATH_CHARS = _Blanks(lambda ch: ch.isalnum() or ch in "_./-")
+_NAME_CHARS = _Blanks(lambda ch: ch.isalnum() or ch in "_'-")
+_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _words(text: str) -> list:
+    r"""The runs of letters and digits in `text` (regex [^\W_]+)."""
+    return text.translate(_LETTERS_DIGITS).split()
+
+
+# Cheap tests for the dates brain/util/timeref.py reads, so that it (with `re` and `datetime`) loads only for
+# text that may hold one. Each accepts everything timeref would find, and more, never less.
+_RELATIVE_WORDS = ("yesterday", "today", "tonight", "tomorrow", "ago")  # "ago": "two weeks ago"
+_RELATIVE_LEADS = frozenset("last past previous this next coming on".split())  # "last week", "on Friday"
+_RELATIVE_UNITS = frozenset("week weekend month year night morning monday tuesday wednesday thursday friday "
+                            "saturday sunday".split())
+_MONTHS = frozenset("jan january feb february mar march apr april may jun june jul july aug august sep sept "
+                    "september oct october nov november dec december".split())
+_MONTH_LEADS = frozenset("in during since by until early late mid".split())  # "in May": "may" alone is a verb
+
+
+def _has_word(lowered: str, word: str) -> bool:
+    r"""Whether `word` occurs in `lowered` as a whole word (regex \bword\b)."""
+    at = lowered.find(word)
+    while at >= 0:
+        before, after = lowered[at - 1:at], lowered[at + len(word):at + len(word) + 1]
+        if not (before.isalnum() or before == "_" or after.isalnum() or after == "_"):
+            return True
+        at = lowered.find(word, at + 1)
+    return False
+
+
+def _word_pairs(lowered: str, firsts, seconds) -> bool:
+    """Whether a word of `firsts` is directly followed by a word of `seconds`."""
+    words = lowered.translate(_WORD_CHARS).split()
+    return any(word in seconds and previous in firsts for previous, word in zip(words, words[1:]))
+
+
+def _may_have_relative_date(text: str) -> bool:
+    """Whether `text` may say "yesterday", "two weeks ago", "last Friday", "this morning" or the like."""
+    lowered = text.lower()
+    if any(_has_word(lowered, word) for word in _RELATIVE_WORDS):
+        return True
+    return any(unit in lowered for unit in ("day", "week", "month", "year", "night", "morning")) \
+        and _word_pairs(lowered, _RELATIVE_LEADS, _RELATIVE_UNITS)
+
+
+def _may_have_calendar_date(text: str) -> bool:
+    """Whether `text` may name a calendar date: it has a digit ("2023-05-08", "8 May"), or a month after a
+    preposition ("in May", "early June"), the only date timeref reads without a digit."""
+    return any(ch.isdigit() for ch in text) or _word_pairs(text.lower(), _MONTH_LEADS, _MONTHS)
+
+
+def _without_label(text: str) -> str:
+    r"""`text` without a leading label such as "Decision (Ana): " or "Correction: "
+    (regex ^[A-Z][\w -]{0,30}(?: \([^)]{0,40}\))?: )."""
+    if text[:1] not in _UPPER:
+        return text
+    end = 1
+    while end <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_ -"):
+        end += 1
+    for stop in range(end, 0, -1):  # the longest label first, as the regex backtracks
+        if text.startswith(": ", stop):
+            return text[stop + 2:]
+        if text.startswith(" (", stop):
+            close = text.find(")", stop + 2)
+            if 0 <= close <= stop + 42 and text.startswith(": ", close + 1):
+                return text[close + 3:]
+    return text
+
+
+def _speaker(text: str):
+    r"""The first word of a leading "Caroline: " or "Mary Ann Smith: " (one to three capitalised words), or None
+    (regex ([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): )."""
+    start, first = 0, None
+    for _ in range(3):
+        if text[start:start + 1] not in _UPPER:
+            return None
+        end = start + 1
+        while end - start <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_'.-"):
+            end += 1
+        first = first or text[:end]
+        if text.startswith(": ", end):
+            return first
+        if not text.startswith(" ", end):
+            return None
+        start = end + 1
+    return None
+
+
+def _sentences(text: str) -> list:
+    r"""Single-spaced `text` split after each . ! or ? that ends a word (regex split (?<=[.!?])\s+)."""
+    parts, current = [], []
+    for word in text.split(" "):
+        current.append(word)
+        if word.endswith((".", "!", "?")):
+            parts.append(" ".join(current))
+            current = []
+    parts.append(" ".join(current))
+    return [p for p in parts if p]
+
+
+_STOP = frozenset("""a about above after again against all also am an and any are as at be because been before being
+below between both but by can cannot could did do does doing done down during each either else even ever every few
+for from further get gets got had has have having he her here hers herself him himself his how i if in into is it
+its itself just kind like me might mine more most much must my myself no nor not now of off on once one only or
+other our ours ourselves out over own please same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up upon us very was we were what when where
+whether which while who whom whose why will with within without would yes yet you your yours yourself yourselves
+let lets tell say said know think thing things something anything way ok okay hi hello hey thanks thank really
+s t d ll m re ve""".split())
+
+
+class RecallItem:
+    """One recalled memory: what ranking saw and the text shown."""
+
+    __slots__ = ("id", "created", "type", "kind", "score", "text", "conversation_id", "project", "status", "tags",
+                 "why", "_row")
+
+    def __init__(self, row: dict, score: float, text: str, why: list):
+        self.id, self.created, self.type, self.kind = row["id"], row["created"], row["type"], row["kind"]
+        self.conversation_id, self.project, self.status = row["conversation_id"], row["project"], row["status"]
+        self.tags = row["tags"].split() if row["tags"] else []
+        self.score, self.text, self.why, self._row = score, text, why, row
+
+    def line(self, compact: bool = True) -> str:
+        """One line. Compact: the id's hex tail only; the day (the rest of the id) heads the group it is in."""
+        marks = [] if self.kind == "turn" else [self.kind if self.kind != "memory" else self.type]
+        if self.status != "active":
+            marks.append(self.status)
+        ref = self.id[-8:] if compact else self.id
+        return f"- [{ref}{' ' + ', '.join(marks) if marks else ''}] {self.text}"
+
+    @property
+    def day(self) -> str:
+        return self.id[6:16]  # the id's date: chunk-YYYY-MM-DD-hex
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "created": self.created, "type": self.type, "kind": self.kind,
+                "score": round(self.score, 4), "text": self.text, "conversation_id": self.conversation_id,
+                "project": self.project, "status": self.status, "tags": self.tags, "why": self.why}
+
+
+class RecallResult:
+    # The compact form needs a legend; it is given once per session (the session-start brief, SKILL.md) rather
+    # than in every prompt's injection, where it cost ~20 tokens each time.
+    LEGEND = "Recalled items stand under the day they were made: [hex] = chunk-DAY-hex (`rlm-mem get hex`)."
+
+    def __init__(self, query: str, items: list, budget_tokens: int, depth: str, candidates: int = 0):
+        self.query, self.items, self.budget_tokens, self.depth = query, items, budget_tokens, depth
+        self.candidates = candidates
+
+    def render(self) -> str:
+        """The plain text block to inject ("" when nothing was recalled)."""
+        return self.render_lines(compact=True)
+
+    def render_lines(self, compact: bool = True) -> str:
+        """Compact (for injected context): each item's id shortened to its hex tail under a line giving its day,
+        about 20 characters less per item, which the budget spends on more memory. Full ids otherwise."""
+        if not self.items:
+            return ""
+        if not compact:
+            return "\n".join(["Best first:"] + [i.line(False) for i in _reading_order(self.items)])
+        lines, day = [], None
+        for item in _reading_order(self.items):
+            if item.day != day:
+                day = item.day
+                lines.append(day)
+            lines.append(item.line())
+        return "\n".join(lines)
+
+    @property
+    def tokens(self) -> int:
+        from brain.util.tokens import estimate_tokens
+
+        return estimate_tokens(self.render())
+
+    def to_dict(self) -> dict:
+        return {"query": self.query, "depth": self.depth, "budget_tokens": self.budget_tokens,
+                "tokens": self.tokens, "candidates": self.candidates, "items": [i.to_dict() for i in self.items]}
+
+
+def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, depth="full",
+           max_sensitivity="medium", files=(), now=None, track=True) -> RecallResult:
+    """The memories under `root` that answer `query`, best first within `budget_tokens` (see the module doc).
+    `now`: a datetime (naive means UTC) or epoch seconds; the current time by default."""
+    from brain.recall.depth import DEPTHS
+
+    if depth not in DEPTHS:
+        raise ValueError(f"unknown depth {depth!r}; use one of {', '.join(DEPTHS)}")
+    if max_sensitivity not in SENSITIVITY_ORDER:
+        raise ValueError(f"unknown sensitivity {max_sensitivity!r}; use one of {', '.join(SENSITIVITY_ORDER)}")
+    budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else max(0, int(budget_tokens))
+    limit = DEFAULT_LIMIT if limit is None else max(0, int(limit))
+    now = _Clock(now)
+    empty = RecallResult(query, [], budget, depth)
+    if not isinstance(query, str) or not query.strip() or budget <= 0 or limit <= 0:
+        return empty
+    from brain.index.search_index import connect
+
+    try:
+        conn = connect(root, readonly=True)
+    except sqlite3.Error:
+        return empty
+    if conn is None:
+        return empty
+    try:
+        conn.row_factory = sqlite3.Row
+        prompt = _Prompt(query, tuple(files or ()), now)
+        ranked, candidates = _rank(conn, prompt, project, max_sensitivity, now)
+        items = _fill(ranked, budget, limit, depth, conn, prompt.words)
+    except sqlite3.Error:  # a damaged or half-migrated index: recall nothing rather than fail the prompt
+        return empty
+    finally:
+        conn.close()
+    if track and items:
+        try:
+            from brain.index.access import record_access
+
+            record_access(root, [item.id for item in items])
+        except OSError:
+            pass  # a read-only store can still be recalled from
+    return RecallResult(query, items, budget, depth, candidates)
+
+
+# ---------------------------------------------------------------------------------------------- the prompt
+class _Clock:
+    """The time recall runs at: epoch seconds for salience, the day for dates. Built from time.time() by default,
+    so the prompt hook imports `datetime` (~1 ms) only for a prompt or memory with a date in it."""
+
+    def __init__(self, now=None):
+        if isinstance(now, (int, float)):
+            now, self.epoch = None, float(now)
+        elif now is None:
+            self.epoch = time.time()
+        else:
+            if now.tzinfo is None:
+                from datetime import timezone
+
+                now = now.replace(tzinfo=timezone.utc)
+            self.epoch = now.timestamp()
+        self._now = now
+        if now is None:
+            first = time.gmtime(self.epoch - (RECENT_DAYS - 1) * 86400)
+            self.recent_from = "%04d-%02d-%02d" % (first.tm_year, first.tm_mon, first.tm_mday)
+        else:
+            from datetime import timedelta
+
+            self.recent_from = (now.date() - timedelta(days=RECENT_DAYS - 1)).isoformat()
+
+    def date(self):
+        if self._now is None:
+            from datetime import datetime, timezone
+
+            self._now = datetime.fromtimestamp(self.epoch, timezone.utc)
+        return self._now.date()
+
+
+class _Prompt:
+    """What ranking needs from the prompt: its words, the names and dates it mentions, the files it names."""
+
+    def __init__(self, text: str, files, now):
+        self.text = text
+        self.files = _file_names(text) | {f.rsplit("/", 1)[-1] for f in files if f}
+        self.dates = []
+        undated = text
+        absolute = _may_have_calendar_date(text)
+        relative = _may_have_relative_date(text)
+        if absolute or relative:
+            from brain.util.timeref import absolute_spans, relative_spans, without_dates
+
+            self.dates = absolute_spans(text) if absolute else []
+            if relative:  # "yesterday", "last week": the days before this prompt
+                self.dates += [(first, last) for _, first, last in relative_spans(text, now.date())]
+            if self.dates:  # "13 May 2023" or "yesterday" is matched as a date, not as words
+                undated = without_dates(text, relative=True)
+        words = []
+        for word in _words(undated.lower()):
+            if word not in _STOP and (len(word) > 1 or word.isdigit()) and word not in words:
+                words.append(word)
+        self.words = words[:24]
+        self.lower_words = set(_words(text.lower()))
+        self.names = _capitalised(text)
+
+
+def _capitalised(text: str) -> set:
+    r"""Words starting with a capital, lower-cased: the names a prompt may mention (regex \b[A-Z][\w'-]*)."""
+    names = set()
+    for run in text.translate(_NAME_CHARS).split():
+        for i, ch in enumerate(run):
+            if ch in _UPPER and (i == 0 or run[i - 1] in "'-"):
+                names.add(run[i:].lower())
+                break
+    return names
+
+
+def _file_names(text: str) -> set:
+    """Names of the files a text mentions ("comments/models.py" gives "models.py")."""
+    names = set()
+    for run in text.translate(_PATH_CHARS).split():
+        path = _file_path(run)
+        # (a version number is no file: the extension starts with a letter)
+        if path and not path.rsplit("/", 1)[-1].lower().startswith(("e.g", "i.e")):
+            names.add(path.rsplit("/", 1)[-1])
+    return names
+
+
+def _file_path(run: str):
+    r"""The longest start of `run` (a run of word characters, "." "/" "-") that is a path to a file with an
+    extension, ending the run or followed by "." or "-" ("models.py." ends a sentence); None if none is
+    (regex (?<![\w/.-])(?:[\w.-]+/)*[\w-][\w.-]*\.[A-Za-z][A-Za-z0-9]{0,7}(?![\w/]))."""
+    for end in [len(run)] + [i for i in range(len(run) - 1, 0, -1) if run[i] in ".-"]:
+        folders, slash, name = run[:end].rpartition("/")
+        stem, dot, extension = name.rpartition(".")
+        if (slash and not all(folders.split("/"))) or not (dot and stem) or stem[0] == ".":
+            continue
+        if 1 <= len(extension) <= 8 and extension.isascii() and extension.isalnum() and extension[0].isalpha():
+            return run[:end]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- ranking
+_COLUMNS = ("rowid, id, created, type, kind, role, project, conversation_id, confidence, importance, pinned, status, "
+            "sensitivity, access_count, last_accessed, tags, files, when_note, when_spans, content")
+_OLDER_COLUMNS = _COLUMNS.replace("when_note, when_spans", "'' AS when_note, '' AS when_spans")
+
+
+def _rank(conn, prompt, project, max_sensitivity, now):
+    """(scored candidates best first, how many were considered). Each candidate: (score, row, why)."""
+    from brain.index.search_index import chunk_count
+
+    total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
+    if not total:
+        return [], 0
+    text, matched, idf, common = _text_scores(conn, prompt.words, total)
+    wanted = sum(idf.values())
+    share = {rowid: sum(idf[w] for w in words) / wanted for rowid, words in matched.items()} if wanted else {}
+    best_share = max(share.values(), default=0.0)
+    file_rows = _file_rows(conn, prompt.files)
+    dated = _dated_rows(conn, prompt.dates) if prompt.dates and common else set()
+    # The threshold: a memory holding much of the prompt's distinctive words, or a prompt about what this store
+    # talks about all the time (its people, its project) with at least a weak match; files named always count.
+    if not (best_share >= COVERAGE_MIN or file_rows or (common and (best_share >= ON_TOPIC_COVERAGE_MIN or dated))):
+        return [], 0
+    scores = _with_context(conn, text)
+    top_text = max(text.values(), default=1.0)
+    for rowid in dated:
+        scores.setdefault(rowid, DATED_SHARE * top_text)
+    for rowid in file_rows:
+        scores[rowid] = max(scores.get(rowid, 0.0), 0.5 * top_text)
+    best = sorted(scores, key=scores.get, reverse=True)[:MAX_CANDIDATES]
+    rows = _fetch(conn, best)
+    allowed = set(SENSITIVITY_ORDER[: SENSITIVITY_ORDER.index(max_sensitivity) + 1])
+    ranked = []
+    for rowid in best:
+        row = rows.get(rowid)
+        if row is None or row["status"] in HIDDEN_STATUS or row["sensitivity"] not in allowed:
+            continue
+        if project and row["project"] not in (None, project) and share.get(rowid, 0.0) < OTHER_PROJECT_COVERAGE \
+                and rowid not in file_rows:
+            continue  # another project's memory only when it answers most of the prompt
+        why = ["text"] if rowid in text else []
+        if scores[rowid] > text.get(rowid, 0.0) * 1.01 and rowid not in dated:
+            why.append("context")
+        score = scores[rowid]
+        if rowid in file_rows:
+            score *= FILE_BOOST
+            why.append("file")
+        score *= _weight(row, prompt, project, now, why)
+        ranked.append((score, row, why))
+    ranked.sort(key=lambda r: (r[0], r[1]["created"]), reverse=True)
+    floor = ranked[0][0] * RELATIVE_MIN if ranked else 0.0
+    return [r for r in ranked if r[0] >= floor], len(scores)
+
+
+def _text_scores(conn, words, total):
+    """rowid -> summed BM25 of the prompt's words, rowid -> words matched, word -> IDF (absent words weigh
+    most), and the prompt's words too common in the store to search for (they say what the store is about)."""
+    text, matched, idf, common = {}, {}, {}, []
+    absent_idf = math.log(1 + (total + 0.5) / 0.5)
+    for word in words:
+        # Count first: counting matches is ~30x cheaper than ranking them (ORDER BY rank scores every match), and
+        # a common word's ranking is thrown away (bench/run.py at 100k chunks: 1.5 ms instead of 60 ms a word).
+        df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (f'"{word}"',)).fetchone()[0]
+        if (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
+            idf[word] = 0.0  # names of the people talking, "work" in a work log: present everywhere, tells nothing
+            common.append(word)
+            continue
+        rows = conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
+                            (f'"{word}"', TERM_ROWS)).fetchall() if df else []
+        idf[word] = math.log(1 + (total - df + 0.5) / (df + 0.5)) if df else absent_idf
+        for rowid, score in rows:
+            text[rowid] = text.get(rowid, 0.0) + score
+            matched.setdefault(rowid, []).append(word)
+    return text, matched, idf, common
+
+
+def _dated_rows(conn, spans) -> set:
+    """Rows made on the days the prompt names (a day either side), whatever their words."""
+    from datetime import timedelta
+
+    found = set()
+    for first, last in spans:
+        if first == "month":
+            sql = "SELECT rowid FROM chunks WHERE substr(created, 6, 2) = ? ORDER BY created DESC LIMIT ?"
+            args = (f"{last:02d}", DATED_ROWS)
+        else:
+            sql = "SELECT rowid FROM chunks WHERE created >= ? AND created < ? ORDER BY created DESC LIMIT ?"
+            args = ((first - timedelta(days=1)).isoformat(), (last + timedelta(days=2)).isoformat(), DATED_ROWS)
+        found.update(rowid for (rowid,) in conn.execute(sql, args))
+    return found
+
+
+def _file_rows(conn, names) -> set:
+    """Rows whose metadata.files holds a path ending in one of `names` (a whole file name, not a suffix)."""
+    found = set()
+    for name in names:
+        pattern = "%" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        for rowid, paths in conn.execute("SELECT rowid, files FROM chunks WHERE files LIKE ? ESCAPE '\\' LIMIT 200",
+                                         (pattern,)):
+            if any(p == name or p.endswith("/" + name) for p in paths.split("\n")):
+                found.add(rowid)
+    return found
+
+
+def _with_context(conn, text: dict) -> dict:
+    """Text scores spread to the turns around each of the best hits (same conversation, in order) by KERNEL;
+    other memories keep their own score."""
+    top = sorted(text, key=text.get, reverse=True)[:HITS_FOR_CONTEXT]
+    if not top:
+        return dict(text)
+    reach = max(KERNEL)
+    marks = ",".join("?" * len(top))
+    # "+kind": keep SQLite on the conversation index (the kind index would walk every turn of the store)
+    hits = conn.execute(f"SELECT rowid, conversation_id, created FROM chunks WHERE rowid IN ({marks}) "
+                        "AND kind='turn' AND conversation_id IS NOT NULL", top).fetchall()
+    spread = {}
+    by_conversation = {}
+    for rowid, conv, created in hits:
+        by_conversation.setdefault(conv, []).append((created, rowid))
+    for conv, conv_hits in by_conversation.items():
+        # One run of turns covers every hit of a conversation and its neighbours: three queries per conversation
+        # instead of two per hit (40 hits cost ~4 ms in one-by-one queries at 10k memories).
+        order = _turn_run(conv, sorted(conv_hits), reach, conn)
+        for created, rowid in conv_hits:
+            at, score = order[rowid], text[rowid]
+            seq = order["_seq"]
+            for distance in range(1, reach + 1):
+                if at - distance >= 0:  # a turn whose next-but-(distance-1) turn matched
+                    other = seq[at - distance]
+                    spread[other] = spread.get(other, 0.0) + KERNEL[distance] * score
+                if at + distance < len(seq):  # a reply (distance 1) to a turn that matched
+                    other = seq[at + distance]
+                    spread[other] = spread.get(other, 0.0) + KERNEL[-distance] * score
+    scores = dict(text)
+    for rowid, extra in spread.items():
+        scores[rowid] = scores.get(rowid, 0.0) + extra
+    return scores
+
+
+MAX_RUN = 400  # turns read in one go between a conversation's first and last hit; beyond, hit by hit
+
+
+def _turn_run(conv, hits, reach, conn) -> dict:
+    """rowid -> position in the conversation's turns (in order) for every hit and its `reach` neighbours."""
+    first, last = hits[0], hits[-1]
+    base = "SELECT rowid FROM chunks WHERE conversation_id=? AND +kind='turn' AND "
+    before = conn.execute(base + "(created, rowid) < (?, ?) ORDER BY created DESC, rowid DESC LIMIT ?",
+                          (conv, first[0], first[1], reach)).fetchall()[::-1]
+    middle = conn.execute(base + "(created, rowid) >= (?, ?) AND (created, rowid) <= (?, ?) "
+                                 "ORDER BY created, rowid LIMIT ?", (conv, *first, *last, MAX_RUN + 1)).fetchall()
+    if len(middle) > MAX_RUN:  # hits far apart in a very long conversation: read around each one
+        seq = []
+        for created, rowid in hits:
+            seq += _turn_run(conv, [(created, rowid)], reach, conn)["_seq"]
+        seq = list(dict.fromkeys(seq))
+        return _positions(seq)
+    after = conn.execute(base + "(created, rowid) > (?, ?) ORDER BY created, rowid LIMIT ?",
+                         (conv, last[0], last[1], reach)).fetchall()
+    return _positions([r for (r,) in before + middle + after])
+
+
+def _positions(seq) -> dict:
+    out = {rowid: i for i, rowid in enumerate(seq)}
+    out["_seq"] = seq
+    return out
+
+
+def _fetch(conn, rowids) -> dict:
+    rows = {}
+    for start in range(0, len(rowids), 500):
+        part = rowids[start:start + 500]
+        marks = ",".join("?" * len(part))
+        try:
+            found = conn.execute(f"SELECT {_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part).fetchall()
+        except sqlite3.OperationalError:  # an index an older rlm-mem made, until the worker rebuilds it
+            found = conn.execute(f"SELECT {_OLDER_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part).fetchall()
+        for row in found:
+            rows[row["rowid"]] = dict(row)
+    return rows
+
+
+def _weight(row, prompt, project, now, why) -> float:
+    """Everything but text relevance, as one factor (see the module doc)."""
+    weight = KIND_WEIGHT.get(row["kind"], 1.0) * TYPE_WEIGHT.get(row["type"], 1.0)
+    weight *= 0.6 + 0.5 * float(row["confidence"] if row["confidence"] is not None else 0.8)
+    weight *= 1.0 + 0.5 * min(1.0, _salience(row, now))
+    if row["status"] == "contested":
+        weight *= 0.7
+    speaker = _speaker(row["content"]) if prompt.names else None
+    if speaker and speaker.lower() in prompt.names:
+        weight *= SPEAKER_BOOST
+        why.append("speaker")
+    if prompt.dates and _about_dates(row, prompt.dates):
+        weight *= DATE_BOOST
+        why.append("date")
+    if row["tags"]:
+        shared = len(set(row["tags"].split()) & prompt.lower_words)
+        if shared:
+            weight *= TAG_BOOST ** min(shared, 2)
+            why.append("tag")
+    if project:
+        if row["project"] is None:
+            weight *= GLOBAL_WEIGHT
+        elif row["project"] != project:
+            weight *= OTHER_PROJECT_WEIGHT
+            why.append("other project")
+    return weight
+
+
+def _salience(row, now) -> float:
+    # An old, never used turn: salience has decayed to nothing (and it costs time to say so). Stored times are ISO,
+    # so comparing the day as a string tells whether it is recent.
+    if not (row["pinned"] or row["access_count"] or row["kind"] != "turn" or row["created"][:10] >= now.recent_from):
+        return 0.0
+    try:
+        from brain.store.salience import salience
+    except ImportError:  # salience.py is optional: pinned and used memories still count
+        return (1.0 if row["pinned"] else 0.0) + min(0.5, 0.1 * math.log2(1 + (row["access_count"] or 0)))
+    return salience(row, now.epoch)
+
+
+def _about_dates(row, spans) -> bool:
+    from brain.util.timeref import day_of, overlaps, stored_spans
+
+    day = day_of(row["created"])
+    if day is None:
+        return False
+    if overlaps(spans, day, day):
+        return True
+    return any(overlaps(spans, first, last, 0) for first, last in stored_spans(row["when_spans"]))
+
+
+# ---------------------------------------------------------------------------------------------- the budget
+def _fill(ranked, budget, limit, depth, conn, words) -> list:
+    """Best first into the token budget; text already shown (or contained in something shown) is skipped."""
+    from brain.util.tokens import estimate_tokens
+
+    used = 0
+    items, shown = [], []
+    floor = RELATIVE_CUT * ranked[0][0] if ranked else 0.0
+    for score, row, why in ranked[:FILL_SCAN]:
+        if len(items) >= limit or budget - used < 12 or score < floor:
+            break
+        length = len(row["content"]) if depth == "complete" else min(len(row["content"]), MAX_ITEM_CHARS)
+        if depth != "summary" and length // 4 + 8 > budget - used:
+            continue  # cannot fit: skip before rendering it
+        key = _plain(row["content"] if row["kind"] == "turn" else _without_label(row["content"]))
+        if not key or any(key == other or (len(key) >= 24 and key in other) for other in shown):
+            continue
+        item = RecallItem(row, score, _shown_text(row, depth, conn, words), why)
+        cost = estimate_tokens(item.line()) + (0 if any(i.day == item.day for i in items) else 3)  # a day line
+        replaced = [i for i, other in enumerate(shown) if len(other) >= 24 and other in key]  # says it all and more
+        refund = sum(estimate_tokens(items[i].line()) for i in replaced)
+        if used - refund + cost > budget:
+            continue
+        for i in reversed(replaced):
+            del items[i], shown[i]
+        items.append(item)
+        shown.append(key)
+        used += cost - refund
+    return items
+
+
+def _plain(text: str) -> str:
+    return " ".join(_words(text.lower()))
+
+
+def _shown_text(row, depth, conn, words=()) -> str:
+    from brain.recall import depth as depths
+
+    chunk = {"id": row["id"], "content": row["content"], "type": row["type"],
+             "metadata": {k: row[k] for k in ("created", "kind", "project", "conversation_id", "confidence",
+                                              "status", "sensitivity") if row.get(k) is not None},
+             "tags": row["tags"].split() if row["tags"] else []}
+    if depth == "summary":
+        text = depths.summary_line(chunk)
+    elif depth == "outcome":
+        text = depths.outcome_text(chunk)
+    else:
+        text = " ".join(row["content"].split())
+        if depth == "full" and len(text) > MAX_ITEM_CHARS:
+            text = _excerpt(text, words, MAX_ITEM_CHARS)
+    if depth != "summary":
+        text += row["when_note"]  # " (yesterday = 2023-05-07 (Sun))", resolved when the memory was indexed
+    if depth == "complete":
+        links = conn.execute("SELECT type, dst FROM links WHERE src=? ORDER BY type, dst", (row["id"],)).fetchall()
+        fields = [f"created {row['created']}", f"type {row['type']}", f"kind {row['kind']}",
+                  f"confidence {row['confidence']}"]
+        fields += [f"{k} {row[k]}" for k in ("role", "project", "conversation_id", "sensitivity") if row.get(k)]
+        if row["tags"]:
+            fields.append("tags " + ", ".join(row["tags"].split()))
+        if row["files"]:
+            fields.append("files " + ", ".join(row["files"].split("\n")))
+        fields += [f"{t} {d}" for t, d in links]
+        text += " {" + "; ".join(fields) + "}"
+    return text
+
+
+def _excerpt(text: str, words, limit: int) -> str:
+    """The sentences of a long memory that hold the prompt's words, with the sentence either side of each (in
+    their order, gaps marked …), within `limit` characters; `rlm-mem get ID` shows the rest."""
+    parts = _sentences(text)
+    stems = [w[:5] for w in words]  # "deploying" meets "deploy", without a stemmer
+    hits = [sum(stem in p.lower() for stem in stems) for p in parts]
+    wanted = sorted((i for i in range(len(parts)) if hits[i]), key=lambda i: (-hits[i], i))
+    wanted += [j for i in list(wanted) for j in (i - 1, i + 1) if 0 <= j < len(parts)]
+    chosen, size = set(), 0
+    for i in wanted:
+        if i not in chosen and size + len(parts[i]) + 2 <= limit:
+            chosen.add(i)
+            size += len(parts[i]) + 2
+    if not chosen:
+        return text[: limit // 2].rsplit(" ", 1)[0] + " …"
+    out, previous = [], -1
+    for i in sorted(chosen):
+        if i != previous + 1:
+            out.append("…")
+        out.append(parts[i])
+        previous = i
+    if previous != len(parts) - 1:
+        out.append("…")
+    return " ".join(out)
+
+
+def _reading_order(items) -> list:
+    """Best first, but turns of one conversation that were chosen together read in their own order."""
+    groups, where = [], {}
+    for item in items:
+        key = item.conversation_id if item.kind == "turn" and item.conversation_id else id(item)
+        if key in where:
+            groups[where[key]].append(item)
+        else:
+            where[key] = len(groups)
+            groups.append([item])
+    return [item for group in groups for item in sorted(group, key=lambda i: i.created)]

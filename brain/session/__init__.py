@@ -1,0 +1,2 @@
+"""What a session starts with: the session-start brief (LiveHud and memory) and the background work it starts.
+"""

@@ -1,0 +1,269 @@
+"""What Claude sees when a session starts (startup, resume, clear, compact, fork).
+
+A LiveHud with real values, then the memory of this project, fenced as reference data: the few most important
+items in full (pinned, corrections, the last session's open work, recent decisions and preferences) and a compact
+index of the rest (id, date, type, one line) that `rlm-mem get ID --depth full` expands. It also queues earlier
+sessions that were never captured and starts a detached worker (capture, gardening) when there is work; none of
+that waits. The selection is kept in state/brief/ and reused while no chunk file changed (one stat per month
+folder tells), so a typical start costs no SQLite and no ranking.
+"""
+import os
+import sys
+
+FULL_ITEMS_BUDGET_CHARS = 2_400
+INDEX_LINE_CHARS = 110
+CONTEXT_BUDGET_CHARS = 7_000  # memory part; the HUD and framing add about 2,500
+
+
+def _latest_session(rows):
+    sessions = [r for r in rows if r.get("kind") == "session"]
+    return max(sessions, key=lambda r: r.get("created") or "") if sessions else None
+
+
+def _follow_up(row) -> str:
+    if not row:
+        return ""
+    for line in (row.get("content") or "").split("\n"):
+        if "Follow-ups:" in line:
+            return line.split("Follow-ups:", 1)[1].split(";")[0].strip(" .")
+    return ""
+
+
+def _intent(row) -> str:
+    if not row:
+        return ""
+    content = row.get("content") or ""
+    if "Intent:" in content:
+        return content.split("Intent:", 1)[1].split("\n")[0].split(" Files ")[0].split(" Outcome:")[0].strip(" .")
+    return ""
+
+
+def gauges(rows) -> dict:
+    """The LiveHud's Past / intent / Future from the selected rows (last session record first)."""
+    from brain.recall.depth import summary_line
+
+    rows = list(rows)
+    last = _latest_session(rows)
+    top = next((r for r in rows if r.get("kind") != "session"), None)
+    past = _intent(last) or (summary_line({"content": top["content"], "metadata": {}}, 60) if top else "")
+    future = _follow_up(last) or next((summary_line({"content": r["content"], "metadata": {}}, 60)
+                                       for r in rows if r.get("category") == "future"), "")
+    return {"past": past, "intent": _intent(last), "future": future, "loaded": len(rows)}
+
+
+def hud_text(root, inp, *, active: bool, brief: dict, memory_status=None) -> str:
+    from brain.capture.queue import pending_count
+    from brain.hooks.handlers import context_use
+    from brain.hud.hud import load_hud_state, render_hud
+
+    return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
+                      present=brief.get("intent", "") if active else "", future=brief.get("future", ""),
+                      loaded=brief.get("loaded", 0), pending=pending_count(root),
+                      context=context_use(inp.transcript_path), memory_status=memory_status)
+
+
+def _row_dict(row) -> dict:
+    return {"id": row["id"], "content": row.get("content") or "", "type": row.get("type"),
+            "metadata": {"created": row.get("created"), "title": row.get("title")}}
+
+
+def render_memory(rows, project_name: str, total: int | None) -> str:
+    from brain.recall.depth import clip, summary_line
+    from brain.recall.recall import RecallResult
+
+    if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
+        return f"Memory for project {project_name}: none yet. {RecallResult.LEGEND}" if total else ""
+    lines = [f"Memory for project {project_name}: {len(rows)} items"
+             + (f" of {total} stored" if total else "") + ". Expand any with `rlm-mem get ID --depth full`.",
+             RecallResult.LEGEND]
+    full, rest, used = [], [], 0
+    for row in rows:
+        important = row.get("pinned") or row.get("kind") in ("correction", "request", "session") or len(full) < 3
+        text = " ".join((row.get("content") or "").split())
+        if important and used + len(text) <= FULL_ITEMS_BUDGET_CHARS and len(full) < 8:
+            full.append(row)
+            used += len(text)
+        else:
+            rest.append(row)
+    if full:
+        lines.append("Most important:")
+        for row in full:
+            mark = "pinned " if row.get("pinned") else ""
+            kind = row.get("kind") if row.get("kind") not in (None, "memory", "turn") else row.get("type")
+            lines.append(f"- [{(row.get('created') or '')[:10]} · {row['id']} · {mark}{kind}] "
+                         f"{clip(row.get('content') or '', 600)}")
+    if rest:
+        lines.append("Index (id · date · type · summary):")
+        budget = CONTEXT_BUDGET_CHARS - sum(len(x) for x in lines)
+        for row in rest:
+            line = (f"- {row['id']} · {(row.get('created') or '')[:10]} · {row.get('type')} · "
+                    f"{summary_line(_row_dict(row), 70)}")[:INDEX_LINE_CHARS]
+            if budget - len(line) < 0:
+                break
+            lines.append(line)
+            budget -= len(line) + 1
+    return "\n".join(lines)
+
+
+def background_work(root, inp) -> None:
+    """Queue sessions that were never captured, start the capture worker and gardening when due. Never waits."""
+    from brain.capture.queue import enqueue, pending_count, spawn_detached, uncaptured_siblings, worker_running
+
+    try:
+        for sid, path in uncaptured_siblings(root, inp.transcript_path, inp.session_id)[:20]:
+            enqueue(root, sid, path, final=True)
+    except OSError:
+        return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
+    if pending_count(root) and not worker_running(root):
+        spawn_detached(root, ["ingest", "--background"])
+    try:
+        from brain.garden.schedule import garden_due
+
+        if garden_due(root):
+            spawn_detached(root, ["garden", "--apply", "--if-due", "--quiet"])
+    except Exception:  # gardening is optional at start; a broken plan must not cost the session its context
+        pass
+
+
+BRIEF_FORMAT = 2  # 2: carries recall's legend. A brief made by an older rlm-mem is recomputed, not reused
+BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
+
+
+def _brief_path(root, project_id: str, max_sensitivity: str) -> str:
+    from brain.capture.queue import safe_name
+
+    return os.path.join(os.fspath(root), "state", "brief", f"{safe_name(project_id)}.{max_sensitivity}.json")
+
+
+def _store_fingerprint(root) -> str:
+    from brain.context.location import month_fingerprint
+
+    return repr(sorted(month_fingerprint(root).items()))
+
+
+def cached_brief(root, project_id: str, max_sensitivity: str):
+    """The brief computed at an earlier start, if no chunk file came, went or changed since (None otherwise).
+
+    The check is one stat per month folder: a cache hit costs no SQLite, no ranking, no regex."""
+    import time
+
+    from brain.util.files import read_json
+
+    try:
+        brief = read_json(_brief_path(root, project_id, max_sensitivity))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(brief, dict) or brief.get("format") != BRIEF_FORMAT \
+            or time.time() - float(brief.get("made", 0)) > BRIEF_MAX_AGE:
+        return None
+    return brief if brief.get("fingerprint") == _store_fingerprint(root) else None
+
+
+SYNC_LOCK_WAIT = 0.3  # seconds a session start may wait for a writer before serving the index as it is
+
+
+def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYNC_LOCK_WAIT) -> dict:
+    """Select and render this project's memory for a session start (the live path).
+
+    If the index is stale and cannot be brought up to date at once (a writer holds the store, e.g. the capture
+    worker that SessionEnd just started), the brief is served from the index as it is and marked not to be kept."""
+    import time
+
+    from brain.recall.core import select_for_session
+    from brain.safety.fence import fence
+    from brain.index.search_index import chunk_count, connect, is_stale, staleness
+
+    fresh = True
+    why = staleness(root)
+    if why == "layout":  # made by an older rlm-mem: the detached worker rebuilds it; this start reads it as it is
+        from brain.capture.queue import spawn_detached, worker_running
+
+        if not worker_running(root):
+            spawn_detached(root, ["ingest", "--background"])
+        fresh = False
+    elif why:  # files changed behind our back (a git pull, a crash): re-index just those months
+        try:
+            from brain.store.chunk_store import ChunkStore
+
+            ChunkStore(root, lock_timeout=lock_wait).sync_derived()
+        except Exception as exc:  # a stale index still serves; the next start (or the worker) refreshes it
+            sys.stderr.write(f"rlm-mem: index sync deferred: {exc}\n")
+        fresh = not is_stale(root)
+    fingerprint = _store_fingerprint(root) if fresh else None  # None: never matches, so never reused
+    rows = select_for_session(root, project.id, max_sensitivity=max_sensitivity)
+    total = None
+    conn = connect(root, readonly=True)
+    if conn is not None:
+        try:
+            total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
+        finally:
+            conn.close()
+    memory = render_memory(rows, project.name, total)
+    brief = dict(gauges(rows), format=BRIEF_FORMAT, total=total or 0, made=time.time(), fingerprint=fingerprint,
+                 memory=fence(memory, label="session-start") if memory else "",
+                 project=[project.id, project.name], max_sensitivity=max_sensitivity)
+    return brief
+
+
+def refresh_briefs(root) -> int:
+    """Recompute every brief a session start has asked for (after capture or gardening changed the store), so
+    the next session start finds it ready. Run by the detached worker, never by a hook."""
+    from brain.context.project import ProjectInfo
+
+    folder = os.path.join(os.fspath(root), "state", "brief")
+    try:
+        names = [n for n in os.listdir(folder) if n.endswith(".json")]
+    except OSError:
+        return 0
+    done = 0
+    for name in names:
+        from brain.util.files import read_json
+
+        try:
+            old = read_json(os.path.join(folder, name))
+            project_id, project_name = old["project"]
+            level = old["max_sensitivity"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # an older or damaged brief: the next session start rebuilds it
+        project = ProjectInfo(project_id, project_name, None, "brief")
+        save_brief(root, project_id, level, compute_brief(root, project, max_sensitivity=level, lock_wait=20))
+        done += 1
+    return done
+
+
+def save_brief(root, project_id: str, max_sensitivity: str, brief: dict) -> None:
+    from brain.util.files import atomic_write_json
+
+    if brief.get("fingerprint") is None:
+        return  # made from a stale index: do not keep it
+
+    try:
+        atomic_write_json(_brief_path(root, project_id, max_sensitivity), brief, indent=None, fsync=False)
+    except (OSError, ValueError):
+        pass  # a cache: the next start computes it again
+
+
+def current_brief(root, project, *, max_sensitivity: str = "medium", writable: bool = True) -> dict:
+    brief = cached_brief(root, project.id, max_sensitivity)
+    if brief is None:
+        brief = compute_brief(root, project, max_sensitivity=max_sensitivity)
+        if writable:
+            save_brief(root, project.id, max_sensitivity, brief)
+    return brief
+
+
+def build_session_context(root, project, inp, *, max_sensitivity: str = "medium") -> str:
+    memory_status = None
+    if os.path.isdir(root) and not os.access(root, os.W_OK):
+        memory_status = "Inaccessible"
+    else:
+        background_work(root, inp)
+    brief = current_brief(root, project, max_sensitivity=max_sensitivity, writable=memory_status is None)
+    active = inp.source in ("resume", "compact")
+    hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)
+    parts = ["rlm-mem LiveHud for this session (the rlm-mem skill shows it first):", hud]
+    if brief.get("memory"):
+        parts.append(brief["memory"])
+    elif not brief.get("total"):
+        parts.append("rlm-mem: no memories stored yet for this project.")
+    return "\n\n".join(parts)

@@ -1,0 +1,2 @@
+"""Wiring rlm-mem into Claude Code: settings-file install and uninstall.
+"""

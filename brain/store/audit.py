@@ -1,0 +1,55 @@
+"""Audit trail: every mutation appended as one JSON line to audit/YYYY-MM.jsonl, besides Python logging.
+
+One file per month and append-only lines keep it cheap and merge-friendly when a team shares the store in git
+(`.gitattributes`: `audit/*.jsonl merge=union`).
+"""
+import getpass
+import json
+import logging
+import os
+from pathlib import Path
+
+from brain.store.chunk import utc_now
+from brain.util.files import append_line
+
+log = logging.getLogger("rlm_mem.audit")
+
+
+def default_actor() -> str:
+    actor = os.environ.get("RLM_MEM_ACTOR")
+    if actor:
+        return actor
+    try:
+        return f"user:{getpass.getuser()}"
+    except Exception:  # getuser fails in some containers; the audit line must still be written
+        return "user:unknown"
+
+
+def audit(root: Path, action: str, chunk_id, *, actor: str | None = None, reason: str | None = None,
+          details: dict | None = None) -> dict:
+    entry = {"time": utc_now(), "action": action, "chunk_id": chunk_id, "actor": actor or default_actor(),
+             "reason": reason}
+    if details:
+        entry["details"] = details
+    append_line(Path(root) / "audit" / f"{entry['time'][:7]}.jsonl", json.dumps(entry, ensure_ascii=False))
+    log.info("%s %s by %s%s", action, chunk_id, entry["actor"], f" ({reason})" if reason else "")
+    return entry
+
+
+def read_audit(root: Path, chunk_id: str | None = None, action: str | None = None) -> list:
+    out = []
+    folder = Path(root) / "audit"
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(entry, dict):
+                continue
+            if chunk_id and entry.get("chunk_id") != chunk_id:
+                continue
+            if action and entry.get("action") != action:
+                continue
+            out.append(entry)
+    return out

@@ -1,0 +1,107 @@
+"""The episode log (seed 003): `episodes/YYYY-MM-DD.md` in the memory folder, one file per day, append-only.
+
+Each entry is a session record, a notable memory or a gardening run, linking the chunk it is about:
+
+    ## 14:05 - Chose SQLite FTS5 over a vector store
+    - **Type:** decision
+    - **Tags:** recall, sqlite
+    - **Memory:** [chunk-2026-02-10-a1b2c3d4](../chunks/2026-02/chunk-2026-02-10-a1b2c3d4.json)
+    - **Summary:** FTS5 ships with Python; no server, no model download
+
+Entries are written with one O_APPEND write, so concurrent writers never interleave; the day's heading is created
+with O_EXCL, so it is written once. Lines are never edited. Stdlib only: capture imports this.
+"""
+import os
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from brain.store.chunk import is_chunk_id, month_of, normalize_timestamp
+
+EPISODES_DIR = "episodes"
+_FILE_MODE = 0o600
+_TITLE_MAX = 120
+_SUMMARY_MAX = 300
+_ENTRY_HEAD = re.compile(r"^## (\d{2}:\d{2}) - (.*)$")
+
+
+def _one_line(text, limit: int) -> str:
+    from brain.recall.depth import clip
+    from brain.safety.redact import (redact)# callers pass chunk text (already redacted) but a stray secret must not land here
+
+    text = " ".join(redact(str(text or "")).split())
+    return clip(text, limit) if text else ""
+
+
+def episode_path(root, day: str) -> Path:
+    return Path(root) / EPISODES_DIR / f"{day}.md"
+
+
+def _append(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
+    try:
+        os.write(fd, text.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary=None) -> Path | None:  # noqa: A002
+    """Append one entry to the day of `when` (ISO time or datetime, UTC). Returns the file, or None when the
+    entry for this chunk is already there (capturing a session twice logs it once)."""
+    stamp = normalize_timestamp(when or datetime.now(timezone.utc))
+    day = stamp[:10]
+    path = episode_path(root, day)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if chunk_id and not is_chunk_id(chunk_id):
+        raise ValueError(f"invalid chunk id {chunk_id!r}")
+    if chunk_id and path.is_file() and f"[{chunk_id}]" in path.read_text(encoding="utf-8", errors="replace"):
+        return None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
+        try:
+            os.write(fd, f"# {day}\n".encode("utf-8"))
+        finally:
+            os.close(fd)
+    except FileExistsError:
+        pass
+    lines = ["", f"## {stamp[11:16]} - {_one_line(title, _TITLE_MAX) or 'Untitled'}"]
+    if type:
+        lines.append(f"- **Type:** {_one_line(type, 40)}")
+    tags = [t for t in (tags or ()) if t]
+    if tags:
+        lines.append(f"- **Tags:** {_one_line(', '.join(tags), 200)}")
+    if chunk_id:
+        lines.append(f"- **Memory:** [{chunk_id}](../chunks/{month_of(chunk_id)}/{chunk_id}.json)")
+    if summary:
+        lines.append(f"- **Summary:** {_one_line(summary, _SUMMARY_MAX)}")
+    _append(path, "\n".join(lines) + "\n")
+    return path
+
+
+def read_episodes(root, since: str | None = None) -> list:
+    """Entries as dicts (day, time, title, type, tags, chunk_id, summary), oldest first."""
+    folder = Path(root) / EPISODES_DIR
+    out = []
+    for path in sorted(folder.glob("????-??-??.md")) if folder.is_dir() else ():
+        day = path.stem
+        if since and day < since[:10]:
+            continue
+        entry = None
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            head = _ENTRY_HEAD.match(line)
+            if head:
+                entry = {"day": day, "time": head.group(1), "title": head.group(2), "type": None, "tags": [],
+                         "chunk_id": None, "summary": None}
+                out.append(entry)
+            elif entry is not None and line.startswith("- **"):
+                field, _, value = line[4:].partition(":** ")
+                if field == "Type":
+                    entry["type"] = value
+                elif field == "Tags":
+                    entry["tags"] = [t.strip() for t in value.split(",") if t.strip()]
+                elif field == "Memory":
+                    m = re.match(r"\[([^\]]+)\]", value)
+                    entry["chunk_id"] = m.group(1) if m else None
+                elif field == "Summary":
+                    entry["summary"] = value
+    return out

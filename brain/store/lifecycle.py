@@ -1,0 +1,139 @@
+"""A memory's life beyond the seed: write-time dedup (reinforce), supersede, pin, status.
+
+Identical content to an active memory reinforces that memory instead of adding a copy. A memory that replaces
+another records `supersedes`; the old one is marked superseded (kept readable, never offered as current).
+"""
+from brain.index import access, search_index
+from brain.store.audit import audit
+from brain.store.chunk import utc_now, validate_chunk_id
+from brain.util.errors import ChunkNotFound, ChunkValidationError
+
+
+def find_duplicate(store, content: str, project=None):
+    """Id of an active chunk with the same words (case and spacing aside), or None."""
+    conn = search_index.connect(store.root, readonly=True)
+    if conn is None:
+        return None
+    try:
+        from brain.safety.redact import redact
+
+        digest = search_index.content_hash(redact(content.strip()))
+        rows = conn.execute("SELECT id, project FROM chunks WHERE chash=? AND status='active'", (digest,)).fetchall()
+    finally:
+        conn.close()
+    for cid, proj in rows:
+        if project is None or proj in (None, project):
+            return cid
+    return None
+
+
+def reinforce(store, chunk_id: str, confidence: float | None = None, reason: str = "same content stored again"):
+    """Count a repeat as a use, and raise confidence to the newer statement's."""
+    access.record_access(store.root, [chunk_id])
+    chunk = store.get_chunk(chunk_id, track=False)
+    if chunk is not None and confidence is not None and confidence > chunk.metadata["confidence"]:
+        chunk = store.update_chunk(chunk_id, confidence=confidence, reason=reason)
+    audit(store.root, "reinforce", chunk_id, actor=store.actor, reason=reason)
+    return chunk
+
+
+def supersede(store, old_id: str, new_id: str, reason: str | None = None, *, note: str | None = None):
+    """Mark `old_id` as replaced by `new_id` (both directions linked, the date of the change kept).
+
+    `note` ("User changed mind 2026-02-08") is kept on the old memory as metadata.extra.change_note."""
+    validate_chunk_id(old_id)
+    old = store.get_chunk(old_id, track=False)
+    if old is None:
+        raise ChunkNotFound(f"no chunk {old_id} to supersede")
+    links = dict(old.links)
+    links["superseded_by"] = sorted(set(links.get("superseded_by", [])) | {new_id})
+    changes = {"extra": dict(old.metadata.get("extra") or {}, change_note=note)} if note else {}
+    store.update_chunk(old_id, status="superseded", superseded_at=utc_now(), links=links,
+                       reason=reason or f"superseded by {new_id}", **changes)
+    new = store.get_chunk(new_id, track=False)
+    if new is not None and old_id not in new.links.get("supersedes", []):
+        links = dict(new.links)
+        links["supersedes"] = sorted(set(links.get("supersedes", [])) | {old_id})
+        store.update_chunk(new_id, links=links, reason=f"supersedes {old_id}")
+    audit(store.root, "supersede", old_id, actor=store.actor, reason=reason, details={"by": new_id})
+
+
+def resolve_contradiction(store, first_id: str, second_id: str) -> tuple:
+    """Two memories linked by `contradicts`: trust the newer (seed 001). The older is superseded by it, with the
+    note "User changed mind YYYY-MM-DD" (the newer memory's date). Returns (old id, new id).
+
+    Same time (stored in one second): the source of the link is the newer. Raises ChunkValidationError when they
+    are not linked, when which is newer cannot be told, or when the older one is pinned (a pin is a person's statement; they unpin or supersede by hand)."""
+    first = store.get_chunk(first_id, track=False)
+    second = store.get_chunk(second_id, track=False)
+    for cid, chunk in ((first_id, first), (second_id, second)):
+        if chunk is None:
+            raise ChunkNotFound(f"no chunk {cid}")
+    first_says = second_id in first.links.get("contradicts", [])
+    second_says = first_id in second.links.get("contradicts", [])
+    if not first_says and not second_says:
+        raise ChunkValidationError(f"{first_id} and {second_id} are not linked by contradicts")
+    if first.created != second.created:
+        old, new = (first, second) if first.created < second.created else (second, first)
+    elif first_says != second_says:  # stored in the same second: the one that says "I contradict" came later
+        old, new = (second, first) if first_says else (first, second)
+    else:
+        raise ChunkValidationError(f"{first_id} and {second_id} have the same time; supersede one by hand")
+    if old.pinned:
+        raise ChunkValidationError(f"{old.id} is pinned; unpin it or supersede it by hand")
+    note = f"User changed mind {new.created[:10]}"
+    supersede(store, old.id, new.id, reason=f"contradicted by {new.id}: {note}", note=note)
+    return old.id, new.id
+
+
+def _set_status(store, chunk_id: str, status: str, action: str, reason: str | None):
+    chunk = store.update_chunk(chunk_id, status=status, reason=reason or action)
+    audit(store.root, action, chunk_id, actor=store.actor, reason=reason)
+    return chunk
+
+
+def contest(store, chunk_id: str, reason: str | None = None):
+    """Seed 004's contested: disputed, kept, no longer offered as current until settled (`reinstate`)."""
+    return _set_status(store, chunk_id, "contested", "contest", reason)
+
+
+def retract(store, chunk_id: str, reason: str | None = None):
+    """Seed 004's retracted: withdrawn as wrong; kept readable for the record, never offered as current."""
+    return _set_status(store, chunk_id, "retracted", "retract", reason)
+
+
+def reinstate(store, chunk_id: str, reason: str | None = None):
+    """Back to active after a contest or retraction (the audit log keeps what happened)."""
+    return store.update_chunk(chunk_id, status=None, superseded_at=None, reason=reason or "reinstated as active")
+
+
+def set_pinned(store, chunk_id: str, pinned: bool):
+    chunk = store.update_chunk(chunk_id, pinned=True if pinned else None, reason="pin" if pinned else "unpin")
+    audit(store.root, "pin" if pinned else "unpin", chunk_id, actor=store.actor)
+    return chunk
+
+
+def remember_memory(store, content: str, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
+                    supersedes=(), pinned=False, project=None, kind="memory", created=None, key=None,
+                    source="interaction", extra_metadata=None):
+    """The deliberate "remember this" path used by the CLI and the agent: dedup, store, supersede, pin."""
+    duplicate = None if supersedes else find_duplicate(store, content, project)
+    if duplicate:
+        chunk = reinforce(store, duplicate, confidence)
+        if pinned and chunk is not None and not chunk.pinned:
+            chunk = set_pinned(store, duplicate, True)
+        return [chunk] if chunk is not None else []
+    for old in supersedes:
+        validate_chunk_id(old)
+        if store.get_chunk(old, track=False) is None:
+            raise ChunkNotFound(f"no chunk {old} to supersede (see `rlm-mem list`)")
+    metadata = {"kind": kind, "project": project}
+    if pinned:
+        metadata["pinned"] = True
+    metadata.update(extra_metadata or {})
+    chunks = store.remember(content, chunk_type=chunk_type, conversation_id=conversation_id, tags=tags,
+                            confidence=confidence, metadata=metadata, created=created, key=key, source=source,
+                            links={"supersedes": list(supersedes)} if supersedes else None)
+    for old in supersedes:
+        supersede(store, old, chunks[0].id)
+    return chunks
