@@ -5,7 +5,8 @@ import re
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from brain.hud import hud
+from brain.hud import render, sliders
+from brain.hud import state as hud_state
 from brain.hud.textwidth import display_width, pad, truncate
 
 
@@ -36,11 +37,11 @@ def test_truncate_and_pad_never_split_a_cluster_or_overflow():
 # --- state -----------------------------------------------------------------------------------------------------
 
 def test_state_round_trip_and_defaults(tmp_path):
-    assert hud.load_hud_state(tmp_path) == {"mode": "Base", "sliders": hud.DEFAULTS}
-    state = hud.set_slider(hud.load_hud_state(tmp_path), "humor", 70)
-    hud.save_hud_state(tmp_path, state)
+    assert hud_state.load_hud_state(tmp_path) == {"mode": "Base", "sliders": sliders.DEFAULTS}
+    state = hud_state.set_slider(hud_state.load_hud_state(tmp_path), "humor", 70)
+    hud_state.save_hud_state(tmp_path, state)
     assert (tmp_path / "state" / "hud.json").is_file()
-    loaded = hud.load_hud_state(tmp_path)
+    loaded = hud_state.load_hud_state(tmp_path)
     assert loaded["sliders"]["Humor_Amp"] == 70 and loaded["mode"] == "Custom"
     assert not [p for p in (tmp_path / "state").iterdir() if p.name != "hud.json"]  # no temp files left
 
@@ -49,14 +50,14 @@ def test_state_round_trip_and_defaults(tmp_path):
 def test_load_never_raises_on_damaged_state(tmp_path, content):
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "hud.json").write_bytes(content)
-    assert hud.load_hud_state(tmp_path) == hud.default_state()
+    assert hud_state.load_hud_state(tmp_path) == hud_state.default_state()
 
 
 def test_load_keeps_good_values_and_repairs_bad_ones(tmp_path):
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "hud.json").write_text(json.dumps(
         {"mode": "technical", "sliders": {"Tech_Depth": 90, "Humor_Amp": "lots", "Verbosity_Boost": 250, "Zzz": 3}}))
-    state = hud.load_hud_state(tmp_path)
+    state = hud_state.load_hud_state(tmp_path)
     assert state["mode"] == "Technical"
     assert state["sliders"]["Tech_Depth"] == 90
     assert state["sliders"]["Humor_Amp"] == 45  # bad value → default
@@ -65,21 +66,21 @@ def test_load_keeps_good_values_and_repairs_bad_ones(tmp_path):
 
 
 def test_set_slider_names_values_and_errors():
-    state = hud.default_state()
+    state = hud_state.default_state()
     for name in ("humor", "Humor", "HUMOR_AMP", "humor amp", "Humor_Amp"):
-        hud.set_slider(state, name, 33)
+        hud_state.set_slider(state, name, 33)
         assert state["sliders"]["Humor_Amp"] == 33
-    hud.set_slider(state, "Technicality", "80%")
+    hud_state.set_slider(state, "Technicality", "80%")
     assert state["sliders"]["Tech_Depth"] == 80
-    hud.set_slider(state, "tech_depth", 150)
+    hud_state.set_slider(state, "tech_depth", 150)
     assert state["sliders"]["Tech_Depth"] == 100
-    hud.set_slider(state, "verbosity", -4)
+    hud_state.set_slider(state, "verbosity", -4)
     assert state["sliders"]["Verbosity_Boost"] == 0
     with pytest.raises(ValueError):
-        hud.set_slider(state, "happiness", 50)
+        hud_state.set_slider(state, "happiness", 50)
     for bad in ("lots", None, float("nan"), True, "", [50]):
         with pytest.raises(ValueError):
-            hud.set_slider(state, "humor", bad)
+            hud_state.set_slider(state, "humor", bad)
 
 
 def test_modes_exactly_as_specified():
@@ -90,23 +91,23 @@ def test_modes_exactly_as_specified():
         "Concise": {"Verbosity_Boost": 15, "Directness_Filter": 85},
         "Base": {},
     }
-    assert hud.DEFAULTS == {"Verbosity_Boost": 28, "Humor_Amp": 45, "Creativity_Pulse": 55, "Morality_Compass": 60,
+    assert sliders.DEFAULTS == {"Verbosity_Boost": 28, "Humor_Amp": 45, "Creativity_Pulse": 55, "Morality_Compass": 60,
                             "Directness_Filter": 65, "Tech_Depth": 50}
     for mode, changes in expected.items():
-        state = hud.set_slider(hud.default_state(), "morality", 1)  # modes start from defaults, not from here
-        hud.apply_mode(state, mode.lower())
-        assert state == {"mode": mode, "sliders": {**hud.DEFAULTS, **changes}}
+        state = hud_state.set_slider(hud_state.default_state(), "morality", 1)  # modes start from defaults, not from here
+        hud_state.apply_mode(state, mode.lower())
+        assert state == {"mode": mode, "sliders": {**sliders.DEFAULTS, **changes}}
     with pytest.raises(ValueError):
-        hud.apply_mode(hud.default_state(), "Party")
-    state = hud.apply_mode(hud.default_state(), "Creative")
-    assert hud.reset(state) == hud.default_state()
+        hud_state.apply_mode(hud_state.default_state(), "Party")
+    state = hud_state.apply_mode(hud_state.default_state(), "Creative")
+    assert hud_state.reset(state) == hud_state.default_state()
 
 
 def test_setting_sliders_back_to_a_preset_names_that_mode():
-    state = hud.apply_mode(hud.default_state(), "Concise")
-    hud.set_slider(state, "verbosity", 28)
+    state = hud_state.apply_mode(hud_state.default_state(), "Concise")
+    hud_state.set_slider(state, "verbosity", 28)
     assert state["mode"] == "Custom"
-    hud.set_slider(state, "directness", 65)
+    hud_state.set_slider(state, "directness", 65)
     assert state["mode"] == "Base"
 
 
@@ -127,7 +128,7 @@ def test_setting_sliders_back_to_a_preset_names_that_mode():
     ("Creative mode. Now, what rhymes with orange?", [("mode", "Creative")]),
 ])
 def test_parse_slider_commands(prompt, actions):
-    assert hud.parse_slider_commands(prompt) == actions
+    assert hud_state.parse_slider_commands(prompt) == actions
 
 
 @pytest.mark.parametrize("prompt", [
@@ -141,19 +142,19 @@ def test_parse_slider_commands(prompt, actions):
     "",
 ])
 def test_ordinary_prose_is_not_a_command(prompt):
-    assert hud.parse_slider_commands(prompt) == []
+    assert hud_state.parse_slider_commands(prompt) == []
 
 
 def test_apply_prompt_commands_saves_only_on_change(tmp_path):
-    assert hud.apply_prompt_commands(tmp_path, "what is the weather") is False
+    assert hud_state.apply_prompt_commands(tmp_path, "what is the weather") is False
     assert not (tmp_path / "state").exists()  # ordinary prompts never touch the disk
-    assert hud.apply_prompt_commands(tmp_path, "Set Humor to 70%") is True
-    assert hud.load_hud_state(tmp_path)["sliders"]["Humor_Amp"] == 70
-    assert hud.apply_prompt_commands(tmp_path, "set humor to 70") is False  # already there
-    assert hud.apply_prompt_commands(tmp_path, "Technical mode") is True
-    assert hud.load_hud_state(tmp_path)["mode"] == "Technical"
-    assert hud.apply_prompt_commands(tmp_path, "Reset sliders") is True
-    assert hud.load_hud_state(tmp_path) == hud.default_state()
+    assert hud_state.apply_prompt_commands(tmp_path, "Set Humor to 70%") is True
+    assert hud_state.load_hud_state(tmp_path)["sliders"]["Humor_Amp"] == 70
+    assert hud_state.apply_prompt_commands(tmp_path, "set humor to 70") is False  # already there
+    assert hud_state.apply_prompt_commands(tmp_path, "Technical mode") is True
+    assert hud_state.load_hud_state(tmp_path)["mode"] == "Technical"
+    assert hud_state.apply_prompt_commands(tmp_path, "Reset sliders") is True
+    assert hud_state.load_hud_state(tmp_path) == hud_state.default_state()
 
 
 # --- the box ---------------------------------------------------------------------------------------------------
@@ -166,10 +167,10 @@ GAUGE_TEXTS = [
 
 
 def _render(**overrides):
-    args = dict(session_active=True, state=hud.default_state(), past="We fixed the lock timeout bug",
+    args = dict(session_active=True, state=hud_state.default_state(), past="We fixed the lock timeout bug",
                 present="Writing the LiveHud", future="Ship the installer", loaded=12, pending=0)
     args.update(overrides)
-    return hud.render_hud(**args)
+    return render.render_hud(**args)
 
 
 def _assert_box(text):
@@ -184,21 +185,21 @@ def _assert_box(text):
 
 @pytest.mark.parametrize("gauge", GAUGE_TEXTS)
 def test_every_line_is_80_columns(gauge):
-    state = hud.set_slider(hud.default_state(), "humor", 100)
+    state = hud_state.set_slider(hud_state.default_state(), "humor", 100)
     _assert_box(_render(state=state, past=gauge, present=gauge, future=gauge, context=gauge, tools=gauge,
                         vibe=gauge or None))
-    _assert_box(_render(state={"mode": gauge or "Base", "sliders": hud.DEFAULTS}, past=gauge))
+    _assert_box(_render(state={"mode": gauge or "Base", "sliders": sliders.DEFAULTS}, past=gauge))
 
 
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=120), st.text(max_size=40), st.integers(0, 100))
 def test_every_line_is_80_columns_for_any_text(text, mode, value):
-    state = {"mode": mode, "sliders": {**hud.DEFAULTS, "Tech_Depth": value}}
+    state = {"mode": mode, "sliders": {**sliders.DEFAULTS, "Tech_Depth": value}}
     _assert_box(_render(state=state, past=text, present=text, future=text, vibe=text or None, loaded=value))
 
 
 def test_box_layout_and_anchors():
-    state = hud.set_slider(hud.default_state(), "Humor", 70)
+    state = hud_state.set_slider(hud_state.default_state(), "Humor", 70)
     lines = _assert_box(_render(state=state, loaded=3, pending=2))
     text = "\n".join(lines)
     assert "◈ RLM-MEM LIVEHUD ◈" in lines[1]
@@ -226,9 +227,9 @@ def test_box_layout_and_anchors():
 @pytest.mark.parametrize("mode, vibe", [("Base", "Direct"), ("Research", "Analytical"), ("Creative", "Creative"),
                                         ("Technical", "Focused"), ("Concise", "Direct")])
 def test_vibe_follows_mode(mode, vibe):
-    text = _render(state=hud.apply_mode(hud.default_state(), mode))
+    text = _render(state=hud_state.apply_mode(hud_state.default_state(), mode))
     assert re.search(rf"⚡ Vibe:\s+{vibe}\s+║", text)
-    assert re.search(r"⚡ Vibe:\s+Elevated", _render(state=hud.apply_mode(hud.default_state(), mode), vibe="Elevated"))
+    assert re.search(r"⚡ Vibe:\s+Elevated", _render(state=hud_state.apply_mode(hud_state.default_state(), mode), vibe="Elevated"))
 
 
 def test_memory_edge_cases():
@@ -245,34 +246,34 @@ def test_memory_edge_cases():
 
 
 def test_gauges_are_trimmed_to_nine_words():
-    assert hud.gauge_words("one two three four five six seven eight nine ten eleven") == \
+    assert render.gauge_words("one two three four five six seven eight nine ten eleven") == \
         "one two three four five six seven eight nine…"
-    assert hud.gauge_words("Fixed the flaky lock test. Then we refactored everything else too") == \
+    assert render.gauge_words("Fixed the flaky lock test. Then we refactored everything else too") == \
         "Fixed the flaky lock test"
-    assert hud.gauge_words("Done. Then we refactored the whole store module today") == \
+    assert render.gauge_words("Done. Then we refactored the whole store module today") == \
         "Done. Then we refactored the whole store module today"  # a 1-word sentence is too short alone
-    assert hud.gauge_words("two words") == "two words"
-    assert hud.gauge_words("multi\nline\n\ttext") == "multi line text"
+    assert render.gauge_words("two words") == "two words"
+    assert render.gauge_words("multi\nline\n\ttext") == "multi line text"
     text = _render(past="alpha beta gamma delta epsilon zeta eta theta iota kappa lambda")
     assert "iota…" in text and "kappa" not in text
 
 
 def test_statusline():
-    state = hud.apply_mode(hud.default_state(), "Research")
-    line = hud.render_statusline(state, 12, 0, "We fixed the lock timeout bug")
+    state = hud_state.apply_mode(hud_state.default_state(), "Research")
+    line = render.render_statusline(state, 12, 0, "We fixed the lock timeout bug")
     assert line == "◈ RLM-MEM │ Mode: Research │ 🧠 12 loaded · 0 pending │ Past: We fixed the lock timeout bug"
     assert "\n" not in line
-    long = hud.render_statusline(state, 12, 3, "中文" * 200)
+    long = render.render_statusline(state, 12, 3, "中文" * 200)
     assert display_width(long) <= 120 and long.endswith("…")
-    assert "no memory access" in hud.render_statusline(state, None, None, "")
-    assert "Past" not in hud.render_statusline(state, 1, 0, "")
+    assert "no memory access" in render.render_statusline(state, None, None, "")
+    assert "Past" not in render.render_statusline(state, 1, 0, "")
 
 
 def test_hot_path_modules_load_no_third_party_code():
     import subprocess
     import sys
 
-    code = ("import sys; import brain.hud.hud, brain.context.project, brain.capture.candidates; "
+    code = ("import sys; import brain.hud.render, brain.hud.state, brain.context.project, brain.capture.candidates; "
             "heavy = {'yaml', 'jsonschema', 'filelock', 'frontmatter', 'click'} & set(sys.modules); "
             "assert not heavy, heavy")
     subprocess.run([sys.executable, "-c", code], check=True)

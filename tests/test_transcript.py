@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from brain.capture.transcript import clean_text, normalize_timestamp, parse_transcript
+from brain.capture.transcript import clean_text, parse_transcript
+from brain.util.timestamps import timestamp_or_none
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "transcripts"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -167,7 +168,7 @@ def test_clean_text_tolerates_non_strings_and_lone_surrogates():
     ("yesterday", None), ("2025-13-45T10:00:00Z", None), (None, None), (True, None), ([1], None),
 ])
 def test_normalize_timestamp(value, expected):
-    assert normalize_timestamp(value) == expected
+    assert timestamp_or_none(value, millis=True) == expected
 
 
 # --- incremental reading -----------------------------------------------------------------------------------------

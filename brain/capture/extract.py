@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
+from brain.util.text import STOPWORDS, clip, sentences, speaker_label
 
 MAX_CONTENT = 600
 _QUOTE_MAX = 200
@@ -44,9 +45,7 @@ class Candidate:
 
 # --- sentences -------------------------------------------------------------------------------------------------
 
-_SENTENCE_SPLIT = re.compile(r"(?<=[.!?])\s+")
 # "Caroline: ..." speaker labels (the benchmark writes turns that way); trigger words are not speakers.
-_SPEAKER = re.compile(r"^([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): (?=\S)")
 _NOT_SPEAKERS = frozenset({"note", "correction", "decision", "remember", "todo", "nb", "fyi", "update", "edit",
                            "error", "warning", "question", "answer", "summary", "caveat", "next step", "ps"})
 _LEAD_IN = re.compile(
@@ -82,12 +81,13 @@ def _prose_lines(text: str):
 def _sentences(text: str) -> list[_Sentence]:
     out = []
     for line in _prose_lines(text):
-        speaker = None
-        m = _SPEAKER.match(line)
-        if m and m.group(1).lower() not in _NOT_SPEAKERS:
-            speaker, line = m.group(1), line[m.end():]
+        speaker, rest = speaker_label(line)
+        if speaker and speaker.lower() not in _NOT_SPEAKERS:
+            line = rest
+        else:
+            speaker = None
         line = re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", line)  # list markers
-        for part in _SENTENCE_SPLIT.split(line):
+        for part in sentences(line):
             part = part.strip()
             if 3 <= len(part) <= MAX_CONTENT:
                 core = part[_LEAD_IN.match(part).end():]
@@ -97,11 +97,6 @@ def _sentences(text: str) -> list[_Sentence]:
                 is_question = part.rstrip(" )\"'").endswith("?") or bool(_QUESTION_START.match(body))
                 out.append(_Sentence(part, core, body, speaker, is_question))
     return out
-
-
-def _clip(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _capitalize(text: str) -> str:
@@ -225,7 +220,7 @@ def _request(sentence: _Sentence, others: list[_Sentence], previous_assistant: s
         if _word_count(rest) >= 3:
             return _with_speaker(sentence, rest)
         if previous_assistant:
-            return "Saved at the user's request: " + _clip(previous_assistant, 400)
+            return "Saved at the user's request: " + clip(previous_assistant, 400)
         return None
     if sentence.is_question:
         return None
@@ -283,20 +278,18 @@ def _decision(sentence: _Sentence, role: str) -> str | None:
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
-_STOP = frozenset("the a an is are was were it its it's this that to of in on for and or not no but be with "
-                  "i you we they he she at as by from".split())
 
 
 def _best_quote(text: str, against: str) -> str:
     """The sentence of `text` sharing most words with `against`: what a correction most likely corrects."""
-    words = set(_WORD.findall(against.lower())) - _STOP
+    words = set(_WORD.findall(against.lower())) - STOPWORDS
     best, best_score = "", -1
     for line in _prose_lines(text):
-        for part in _SENTENCE_SPLIT.split(line):
+        for part in sentences(line):
             score = len(words & set(_WORD.findall(part.lower())))
             if score > best_score:
                 best, best_score = part, score
-    return _clip(best, _QUOTE_MAX)
+    return clip(best, _QUOTE_MAX)
 
 
 # --- tool events -----------------------------------------------------------------------------------------------
@@ -339,7 +332,7 @@ def commit_message(command: str) -> str | None:
             return None
         message = next(g for g in m.groups() if g is not None).replace('\\"', '"')
     subject = next((line.strip() for line in message.splitlines() if line.strip()), "")
-    return _clip(subject, 200) or None
+    return clip(subject, 200) or None
 
 
 def _short_error(text: str) -> str:
@@ -348,16 +341,16 @@ def _short_error(text: str) -> str:
     lines = [line for line in lines if not re.fullmatch(r"(?i)exit code \d+", line)] or lines
     flagged = [line for line in lines if _ERROR_LINE.search(line)]
     # The last error-looking line names the failure (a traceback ends with the exception).
-    return _clip(flagged[-1] if flagged else (lines[-1] if lines else "error"), 150)
+    return clip(flagged[-1] if flagged else (lines[-1] if lines else "error"), 150)
 
 
 def _first_sentences(text: str, limit: int) -> str:
     out = ""
     for line in _prose_lines(text):
-        for part in _SENTENCE_SPLIT.split(line):
+        for part in sentences(line):
             candidate = f"{out} {part}".strip()
             if len(candidate) > limit:
-                return out or _clip(part, limit)
+                return out or clip(part, limit)
             out = candidate
             if len(out) >= limit // 2:
                 return out
@@ -384,7 +377,7 @@ def _command_key(use) -> str:
 
 def _candidate(kind: str, chunk_type: str, content: str, confidence: float, tags, turn: Turn,
                category: str) -> Candidate:
-    return Candidate(kind, chunk_type, _clip(content, MAX_CONTENT), confidence, tuple(tags), turn.timestamp,
+    return Candidate(kind, chunk_type, clip(content, MAX_CONTENT), confidence, tuple(tags), turn.timestamp,
                      turn.uuid, category)
 
 
@@ -513,7 +506,7 @@ def _test_milestone(use, turn: Turn) -> Candidate | None:
     if not passed and not _GO_OK.search(use.result):
         return None
     detail = f" ({passed[-1]} passed)" if passed else ""
-    return _candidate("milestone", "note", f"Tests passed: `{_clip(use.command, 120)}`{detail}",
+    return _candidate("milestone", "note", f"Tests passed: `{clip(use.command, 120)}`{detail}",
                       CONFIDENCE["milestone"], ("milestone", "tests"), turn, "past")
 
 
@@ -547,16 +540,16 @@ def _track_errors(use, turn: Turn, open_errors: list[_OpenError]) -> list[Candid
     learnings = []
     for error in [e for e in open_errors if e.key == key]:
         open_errors.remove(error)
-        fix = error.explanation or "; ".join(error.actions) or f"re-running `{_clip(use.command or use.summary, 100)}`"
+        fix = error.explanation or "; ".join(error.actions) or f"re-running `{clip(use.command or use.summary, 100)}`"
         learnings.append(_learning(error.error, fix, turn))
     for error in open_errors:
         if len(error.actions) < 3:
-            error.actions.append(f"running `{_clip(use.command or use.summary, 60)}`")
+            error.actions.append(f"running `{clip(use.command or use.summary, 60)}`")
     return learnings
 
 
 def _learning(error: str, fix: str, turn: Turn) -> Candidate:
-    content = _clip(f"Error: {error} — fixed by: {_clip(fix, 150)}", _LEARNING_MAX)
+    content = clip(f"Error: {error} — fixed by: {clip(fix, 150)}", _LEARNING_MAX)
     return _candidate("learning", "pattern", content, CONFIDENCE["learning"], ("learning", "error-fix"), turn,
                       "past")
 
@@ -651,9 +644,9 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
     edited = _unique(u.file_path for u in uses if u.name in EDIT_TOOLS and u.file_path)
     read = [p for p in _unique(u.file_path for u in uses if u.name in READ_TOOLS and u.file_path)
             if p not in edited]
-    commands = _unique(_clip(u.command, 120) for u in uses if u.command and u.command.strip())[:_MAX_COMMANDS]
+    commands = _unique(clip(u.command, 120) for u in uses if u.command and u.command.strip())[:_MAX_COMMANDS]
 
-    intent = _clip(user_turns[0].text, 200) if user_turns else ""
+    intent = clip(user_turns[0].text, 200) if user_turns else ""
     texts = [t.text for t in assistant_turns if t.text and not t.is_compact_summary]
     outcome = _first_sentences(texts[-1], 300) if texts else ""
 
@@ -662,8 +655,8 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
     if todo_lists:
         follow_ups += [t.content for t in todo_lists[-1] if t.status in ("pending", "in_progress")]
     for text in texts[-3:]:
-        follow_ups += [_clip(s.text, 200) for s in _sentences(text) if _FOLLOW_UP.search(s.text)]
-    follow_ups = _unique(_clip(f, 200) for f in follow_ups)[:_MAX_FOLLOW_UPS]
+        follow_ups += [clip(s.text, 200) for s in _sentences(text) if _FOLLOW_UP.search(s.text)]
+    follow_ups = _unique(clip(f, 200) for f in follow_ups)[:_MAX_FOLLOW_UPS]
 
     stamps = [t.timestamp for t in main if t.timestamp]
     return SessionRecord(

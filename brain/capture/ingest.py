@@ -136,7 +136,8 @@ def keep_candidates(text: str, session_id: str) -> Path | None:
 def capture_transcript(store, transcript_path, *, session_id: str | None = None, cwd: str | None = None,
                        final: bool = False, full: bool = False) -> CaptureReport:
     """Capture what is new in one transcript (everything with full=True). Idempotent."""
-    from brain.store.chunk import new_chunk_id, normalize_timestamp
+    from brain.store.chunk import new_chunk_id
+    from brain.util.timestamps import normalize_timestamp
     from brain.capture.extract import extract_memories, session_record
     from brain.store.lifecycle import find_duplicate, reinforce
     from brain.context.project import memory_disabled, project_id

@@ -12,7 +12,9 @@ import json
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+
+from brain.util.text import clip
+from brain.util.timestamps import timestamp_or_none
 
 # Tools whose input names a file that was changed, and the one that only reads.
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
@@ -217,46 +219,6 @@ def _str(value) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _one_line(text: str, limit: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
-
-
-_TS_RE = re.compile(
-    r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?\s*(Z|[+-]\d{2}:?\d{2})?$",
-    re.IGNORECASE,
-)
-
-
-def normalize_timestamp(value) -> str | None:
-    """ISO-8601 (any offset, or none meaning UTC) or epoch seconds/milliseconds -> "YYYY-MM-DDTHH:MM:SS[.mmm]Z"."""
-    try:
-        if isinstance(value, bool):
-            return None
-        if isinstance(value, (int, float)):
-            seconds = value / 1000 if value > 1e11 else value
-            dt = datetime.fromtimestamp(seconds, tz=timezone.utc)
-        elif isinstance(value, str):
-            m = _TS_RE.match(value.strip())
-            if not m:
-                return None
-            year, month, day, hour, minute, sec, frac, zone = m.groups()
-            micro = int((frac or "0")[:6].ljust(6, "0"))
-            tz = timezone.utc
-            if zone and zone.upper() != "Z":
-                sign = -1 if zone[0] == "-" else 1
-                digits = zone[1:].replace(":", "")
-                tz = timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
-            dt = datetime(int(year), int(month), int(day), int(hour), int(minute), int(sec or 0), micro, tzinfo=tz)
-        else:
-            return None
-        dt = dt.astimezone(timezone.utc)
-    except (ValueError, OverflowError, OSError):
-        return None
-    spec = "milliseconds" if dt.microsecond else "seconds"
-    return dt.replace(tzinfo=None).isoformat(timespec=spec) + "Z"
-
-
 def _result_text(content) -> str:
     """Text of a tool_result's content: a string, or a list of text blocks (images and the like are skipped)."""
     if isinstance(content, str):
@@ -281,7 +243,7 @@ def _shorten_result(text: str) -> str:
 
 def _error_text(text: str) -> str:
     text = re.sub(r"</?tool_use_error>", "", text).strip()
-    return _one_line(text, _ERROR_MAX) if text else "(error)"
+    return clip(text, _ERROR_MAX) if text else "(error)"
 
 
 def _todos(value) -> tuple[Todo, ...]:
@@ -292,7 +254,7 @@ def _todos(value) -> tuple[Todo, ...]:
         if isinstance(item, dict):
             content = _str(item.get("content")) or _str(item.get("activeForm"))
             if content:
-                todos.append(Todo(_one_line(content, 300), _str(item.get("status")) or "pending"))
+                todos.append(Todo(clip(content, 300), _str(item.get("status")) or "pending"))
     return tuple(todos)
 
 
@@ -313,7 +275,7 @@ def _tool_use(block: dict) -> ToolUse:
     else:
         # First short string argument says enough: a pattern, a url, a query, a description.
         detail = next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip()), "")
-    summary = _one_line(f"{name}: {detail}" if detail else name, _SUMMARY_MAX)
+    summary = clip(f"{name}: {detail}" if detail else name, _SUMMARY_MAX)
     return ToolUse(
         id=_str(block.get("id")),
         name=name,
@@ -446,7 +408,7 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
     kind = record.get("type")
     if kind == "system" and record.get("subtype") == "compact_boundary":
         parsed.compactions += 1
-        ts = normalize_timestamp(record.get("timestamp"))
+        ts = timestamp_or_none(record.get("timestamp"), millis=True)
         if ts:
             parsed.compact_timestamps.append(ts)
         return
@@ -488,7 +450,7 @@ def _finish(p: _Pending, results: dict) -> Turn:
         offset=p.offset,
         role=p.role,
         text=p.text,
-        timestamp=normalize_timestamp(record.get("timestamp")),
+        timestamp=timestamp_or_none(record.get("timestamp"), millis=True),
         session_id=_str(record.get("sessionId")),
         is_sidechain=record.get("isSidechain") is True,
         is_compact_summary=record.get("isCompactSummary") is True,

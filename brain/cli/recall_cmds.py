@@ -4,10 +4,10 @@ import os
 import click
 
 from brain.recall.depth import DEPTHS
+from brain.store import sensitivity
 
 from brain.cli.main import emit_json, json_option, pass_env
 
-LEVELS = ("public", "low", "medium", "high", "hyper")
 
 
 def register(cli):
@@ -21,7 +21,7 @@ def register(cli):
     @click.option("--project", default=None, help="Project id to favour (default: the current folder's project).")
     @click.option("--all-projects", is_flag=True, help="Rank every project's memory alike.")
     @click.option("--file", "files", multiple=True, help="A file the question is about (repeatable).")
-    @click.option("--max-sensitivity", type=click.Choice(LEVELS), default="medium", show_default=True,
+    @click.option("--max-sensitivity", type=click.Choice(sensitivity.LEVELS), default="medium", show_default=True,
                   help="Leave out memories above this level.")
     @click.option("--no-track", is_flag=True, help="Do not count this as a use of the memories shown.")
     @json_option

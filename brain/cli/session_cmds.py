@@ -97,7 +97,7 @@ def register(cli):
     @pass_env
     def hud_set(env, name, value):
         """Set a slider, e.g. `rlm-mem hud set Humor 70`."""
-        from brain.hud import hud as hudlib
+        from brain.hud import state as hudlib
 
         state = hudlib.load_hud_state(env.root)
         try:
@@ -113,7 +113,7 @@ def register(cli):
     @pass_env
     def hud_mode(env, name):
         """Switch to a mode: Base, Research, Creative, Technical, Concise."""
-        from brain.hud import hud as hudlib
+        from brain.hud import state as hudlib
 
         state = hudlib.apply_mode(hudlib.load_hud_state(env.root), name)
         hudlib.save_hud_state(env.root, state)
@@ -123,7 +123,7 @@ def register(cli):
     @pass_env
     def hud_reset(env):
         """Put every slider back to its default."""
-        from brain.hud import hud as hudlib
+        from brain.hud import state as hudlib
 
         hudlib.save_hud_state(env.root, hudlib.reset(hudlib.load_hud_state(env.root)))
         click.echo(_render_hud(env))
@@ -133,7 +133,8 @@ def register(cli):
     def statusline(env):
         """One-line HUD for Claude Code's status line (reads the status JSON on stdin when given)."""
         from brain.capture.queue import pending_count
-        from brain.hud.hud import load_hud_state, render_statusline
+        from brain.hud.render import render_statusline
+        from brain.hud.state import load_hud_state
 
         payload = {}
         if sys.stdin is not None and not sys.stdin.isatty():

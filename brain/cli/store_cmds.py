@@ -4,20 +4,19 @@ import sys
 
 import click
 
+from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES
 from brain.recall.depth import DEPTHS
 
 from brain.cli.main import emit_json, json_option, pass_env
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
-LEVELS = ("public", "low", "medium", "high", "hyper")
-SENSITIVITY_CHOICE = click.Choice(LEVELS)
-SHOWN_BY_DEFAULT = "medium"  # chunks above this level are shown only when asked (--sensitive)
+SENSITIVITY_CHOICE = click.Choice(sensitivity.LEVELS)
 
 
 def too_sensitive(chunk) -> bool:
-    level = chunk.metadata.get("sensitivity", "low")
-    return level in LEVELS and LEVELS.index(level) > LEVELS.index(SHOWN_BY_DEFAULT)
+    """Shown only when asked (--sensitive)."""
+    return sensitivity.above(chunk.metadata.get("sensitivity"))
 
 
 def chunk_line(chunk) -> str:
@@ -193,7 +192,7 @@ def register(cli):
         """List memories, oldest first.  Example: rlm-mem list --type decision --since 2026-02-01"""
         for name, value in (("--since", since), ("--until", until)):
             if value:
-                from brain.store.chunk import normalize_timestamp
+                from brain.util.timestamps import normalize_timestamp
 
                 try:
                     normalize_timestamp(value)

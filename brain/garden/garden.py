@@ -32,7 +32,9 @@ from pathlib import Path
 from brain.index import access, search_index
 from brain.store.audit import audit
 from brain.garden.schedule import garden_due, read_state, state_path  # noqa: F401  (garden.garden_due: CLI, tests)
+from brain.store.sensitivity import most_private
 from brain.store.salience import ARCHIVE_BELOW, idle_days, importance_of, salience, state_of
+from brain.util.text import STOPWORDS, sentences
 
 RECORD_KINDS = ("turn", "session")
 CONSOLIDATE_MIN = 6  # seed 001: "if >5 files cover the same topic, combine them"
@@ -50,14 +52,8 @@ MIN_IDLE_DAYS = 30
 MAX_ARCHIVE_PER_RUN = 500
 MAX_CONSOLIDATE_PER_RUN = 50
 MASTER_MAX_TOKENS = 760  # a chunk holds at most 800
-SENSITIVITY_ORDER = ("public", "low", "medium", "high", "hyper")
 
-_STOPWORDS = frozenset("""a an the and or but if of to in on at by for with from as is are was were be been being it
-its this that these those there here we you he she they them our your their my me us not no do does did done have has
-had will would should can could may might must shall so than then too very just also into about over under up down
-out more most some any all each other such only own same what which who whom when where why how use uses used""".split())
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(\[`*])")
 _MASTER_HEAD = re.compile(r"^.*\(consolidated from \d+ memories[^)]*\):$")
 _BULLET = re.compile(r"^(?:[-*•]|\d+[.)])\s+")
 
@@ -124,7 +120,7 @@ def _fold(word: str) -> str:
 
 
 def _raw_words(text: str) -> list:
-    return [w for w in _TOKEN.findall(text.lower()) if w not in _STOPWORDS and (len(w) > 2 or w.isdigit())]
+    return [w for w in _TOKEN.findall(text.lower()) if w not in STOPWORDS and (len(w) > 2 or w.isdigit())]
 
 
 def topic_words(text: str, tags=()) -> frozenset:
@@ -181,7 +177,7 @@ def _facts(content: str) -> list:
         if not line or _MASTER_HEAD.match(line):
             continue
         line = _BULLET.sub("", line)
-        out += [s.strip() for s in _SENTENCE.split(line) if s.strip()]
+        out += sentences(line)
     return out
 
 
@@ -234,7 +230,7 @@ def master_spec(members: list) -> dict | None:
         return None
     types = Counter(m["type"] for m in members)
     tags = [t for t, _ in Counter(t for m in members for t in m["tags"]).most_common(20)]
-    sensitivity = max((m.get("sensitivity") or "low" for m in members), key=SENSITIVITY_ORDER.index)
+    sensitivity = most_private(m.get("sensitivity") for m in members)
     metadata = {"kind": "consolidated", "title": topic[:300], "project": members[0].get("project"),
                 "importance": round(max(m["importance"] for m in members), 3)}
     if sensitivity != "low":

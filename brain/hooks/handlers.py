@@ -15,6 +15,8 @@ try:  # the C module: `signal` wraps it in enums, and importing `enum` costs ~3 
 except ImportError:  # pragma: no cover - other interpreters
     import signal
 
+from brain.hud.sliders import COMMAND_WORDS
+from brain.store.sensitivity import limit_from_env
 from brain.util import fastjson
 
 MAX_STDIN = 16 * 1024 * 1024
@@ -24,9 +26,6 @@ TIME_LIMITS = {"session-start": 8.0, "user-prompt-submit": 8.0, "stop": 8.0, "pr
                "session-end": 1.2}
 EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "stop": "Stop",
                "pre-compact": "PreCompact", "session-end": "SessionEnd"}
-SENSITIVITY_ENV = "RLM_MEM_MAX_SENSITIVITY"
-SLIDER_WORDS = ("verbosity", "humor", "creativity", "morality", "directness", "technicality", "_amp", "_pulse",
-                "_compass", "_filter", "_boost", "tech_depth", " mode", "slider")
 
 
 class HookInput:
@@ -84,11 +83,6 @@ def _project(inp: HookInput):
     return project, disabled
 
 
-def _max_sensitivity() -> str:
-    value = os.environ.get(SENSITIVITY_ENV, "medium").strip().lower()
-    return value if value in ("public", "low", "medium", "high", "hyper") else "medium"
-
-
 def context_use(transcript_path: str, window: int = 200_000) -> str:
     """'NN%' of the context window used, from the last assistant usage in the transcript tail; 'Stable' if unknown."""
     try:
@@ -131,7 +125,7 @@ def session_start(inp: HookInput):
     project, disabled = _project(inp)
     if disabled:
         return None
-    return envelope("session-start", build_session_context(root, project, inp, max_sensitivity=_max_sensitivity()))
+    return envelope("session-start", build_session_context(root, project, inp, max_sensitivity=limit_from_env()))
 
 
 def user_prompt_submit(inp: HookInput):
@@ -141,8 +135,8 @@ def user_prompt_submit(inp: HookInput):
         return None
     parts, changed = [], False
     lowered = inp.prompt.lower()
-    if any(word in lowered for word in SLIDER_WORDS):  # import the HUD only for prompts that may move a slider
-        from brain.hud.hud import apply_prompt_commands
+    if any(word in lowered for word in COMMAND_WORDS):  # import the HUD only for prompts that may move a slider
+        from brain.hud.state import apply_prompt_commands
 
         try:
             changed = apply_prompt_commands(root, inp.prompt)
@@ -151,12 +145,12 @@ def user_prompt_submit(inp: HookInput):
     if changed:
         from brain.session.brief import current_brief, hud_text
 
-        brief = current_brief(root, project, max_sensitivity=_max_sensitivity())
+        brief = current_brief(root, project, max_sensitivity=limit_from_env())
         parts.append("LiveHud sliders changed by this prompt; current LiveHud:\n"
                       + hud_text(root, inp, active=True, brief=brief))
     from brain.recall.recall import recall
 
-    result = recall(root, inp.prompt, project=project.id, max_sensitivity=_max_sensitivity())
+    result = recall(root, inp.prompt, project=project.id, max_sensitivity=limit_from_env())
     body = result.render() if result.items else ""
     if body:
         from brain.safety.fence import fence

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
+from brain.util.timestamps import normalize_timestamp, timestamp_or_none
+
 
 @dataclass
 class Issue:
@@ -134,8 +136,6 @@ def read_text(path: Path) -> str:
 def plain(value):
     """YAML values as JSON-ready ones: dates and datetimes (unquoted in hand-written YAML) become ISO text."""
     if isinstance(value, datetime):
-        from brain.store.chunk import normalize_timestamp
-
         return normalize_timestamp(value)
     if isinstance(value, date):
         return value.isoformat()
@@ -176,12 +176,7 @@ def timestamp(value) -> str | None:
     """An ISO 8601 time in rlm-mem's form, or None when absent or unreadable."""
     if value in (None, ""):
         return None
-    from brain.store.chunk import normalize_timestamp
-
-    try:
-        return normalize_timestamp(value)
-    except (ValueError, TypeError):
-        return None
+    return timestamp_or_none(value)
 
 
 def as_tags(value) -> list:

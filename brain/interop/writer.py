@@ -12,7 +12,8 @@ import os
 import re
 
 from brain.store.audit import audit
-from brain.store.chunk import new_chunk_id, normalize_timestamp, utc_now
+from brain.store.chunk import new_chunk_id
+from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
 from brain.interop.records import LinkRequest, Record, digest
 

@@ -10,10 +10,10 @@ computed in Python on the few hundred rows those walks return, never on the whol
 """
 from datetime import datetime, timezone
 
+from brain.store import sensitivity
 from brain.util.sqlite import sqlite3
 from brain.store.salience import ARCHIVE_BELOW, FADING, salience
 
-SENSITIVITY_ORDER = ("public", "low", "medium", "high", "hyper")
 DEFAULT_SESSION_BUDGET = 3000
 ROW_TOKEN_CAP = 200  # a long memory is shown clipped or as one index line, so it costs at most this much
 PINNED_CAP = 100  # pinned always show; this only bounds a store where someone pinned everything
@@ -37,12 +37,6 @@ CORE_SECTIONS = (("pinned", "Pinned"), ("correction", "Corrections"), ("decision
 def _now(now) -> datetime:
     now = now or datetime.now(timezone.utc)
     return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
-
-
-def _allowed(max_sensitivity: str) -> tuple:
-    if max_sensitivity not in SENSITIVITY_ORDER:
-        raise ValueError(f"unknown sensitivity {max_sensitivity!r}; use one of {', '.join(SENSITIVITY_ORDER)}")
-    return SENSITIVITY_ORDER[: SENSITIVITY_ORDER.index(max_sensitivity) + 1]
 
 
 _LIGHT = ("id, created, type, kind, role, project, conversation_id, confidence, importance, pinned, status, "
@@ -127,7 +121,7 @@ def select_for_session(root, project, *, max_items: int = 35, min_items: int = 5
     priority order while they fit `budget_tokens` (each row costs its tokens, at most ROW_TOKEN_CAP) and
     `max_items`; below `min_items`, the budget gives way. Reads only; recording what was shown is the caller's.
     """
-    allowed = _allowed(max_sensitivity)
+    allowed = sensitivity.allowed(max_sensitivity)
     try:
         conn = _connect(root)
     except sqlite3.Error:
@@ -196,7 +190,7 @@ def build_core(root, project=None, *, budget_tokens: int = CORE_BUDGET_TOKENS, m
     from brain.util.tokens import estimate_tokens
 
     now = _now(now)
-    allowed = _allowed(max_sensitivity)
+    allowed = sensitivity.allowed(max_sensitivity)
     char_limit = min(CORE_MAX_CHARS, budget_tokens * 4)
     header = ["# Memory Core (auto-generated)"]
     conn = _connect(root)

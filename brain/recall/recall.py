@@ -20,7 +20,10 @@ a kind mark and, after the text, what its relative dates mean.
 import math
 import time
 
+from brain.store.sensitivity import allowed, check_level
 from brain.util.sqlite import sqlite3
+from brain.util.text import STOPWORDS, UPPER, WORD_CHARS, Blanks, sentences, speaker_label, without_label
+from brain.util.text import words as word_runs
 
 DEFAULT_BUDGET_TOKENS = 1600  # a ceiling: the relative cut below usually stops well before it
 # Precision cut: an item scoring under this share of the best item's score is left out, so a prompt with a clear
@@ -28,7 +31,6 @@ DEFAULT_BUDGET_TOKENS = 1600  # a ceiling: the relative cut below usually stops 
 # recall for ~20% fewer characters (bench/README.md, "Recall").
 RELATIVE_CUT = 0.38
 DEFAULT_LIMIT = 40
-SENSITIVITY_ORDER = ("public", "low", "medium", "high", "hyper")
 HIDDEN_STATUS = ("superseded", "retracted")
 
 # Weight of a neighbour's text score in a turn's score, by offset (-1: the turn before, often the question).
@@ -62,32 +64,8 @@ DATED_SHARE = 0.1  # a memory found by its date alone starts at this share of th
 RECENT_DAYS = 120  # a turn older than this, never used nor pinned, has no salience left
 
 
-# Text is scanned with str methods and translate tables, not `re`: the UserPromptSubmit hook recalls on every
-# prompt, and importing `re` (with enum, functools, ...) costs ~3 ms of a budget of 2.5 bare interpreter starts.
-# Each scanner below names the regex it stands for; a regex's \w is str.isalnum() or "_".
-class _Blanks(dict):
-    """A str.translate table turning every character outside a class into a space. It learns each character the
-    first time it meets it, so building it costs nothing and non-ASCII text costs one test per distinct character."""
-
-    def __init__(self, keep):
-        super().__init__()
-        self.keep = keep
-
-    def __missing__(self, code):
-        self[code] = value = code if self.keep(chr(code)) else 32
-        return value
-
-
-_LETTERS_DIGITS = _Blanks(str.isalnum)
-_WORD_CHARS = _Blanks(lambda ch: ch.isalnum() or ch == "_")
-_PATH_CHARS = _Blanks(lambda ch: ch.isalnum() or ch in "_./-")
-_NAME_CHARS = _Blanks(lambda ch: ch.isalnum() or ch in "_'-")
-_UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-
-
-def _words(text: str) -> list:
-    r"""The runs of letters and digits in `text` (regex [^\W_]+)."""
-    return text.translate(_LETTERS_DIGITS).split()
+_PATH_CHARS = Blanks(lambda ch: ch.isalnum() or ch in "_./-")
+_NAME_CHARS = Blanks(lambda ch: ch.isalnum() or ch in "_'-")
 
 
 # Cheap tests for the dates brain/util/timeref.py reads, so that it (with `re` and `datetime`) loads only for
@@ -114,7 +92,7 @@ def _has_word(lowered: str, word: str) -> bool:
 
 def _word_pairs(lowered: str, firsts, seconds) -> bool:
     """Whether a word of `firsts` is directly followed by a word of `seconds`."""
-    words = lowered.translate(_WORD_CHARS).split()
+    words = lowered.translate(WORD_CHARS).split()
     return any(word in seconds and previous in firsts for previous, word in zip(words, words[1:]))
 
 
@@ -131,66 +109,6 @@ def _may_have_calendar_date(text: str) -> bool:
     """Whether `text` may name a calendar date: it has a digit ("2023-05-08", "8 May"), or a month after a
     preposition ("in May", "early June"), the only date timeref reads without a digit."""
     return any(ch.isdigit() for ch in text) or _word_pairs(text.lower(), _MONTH_LEADS, _MONTHS)
-
-
-def _without_label(text: str) -> str:
-    r"""`text` without a leading label such as "Decision (Ana): " or "Correction: "
-    (regex ^[A-Z][\w -]{0,30}(?: \([^)]{0,40}\))?: )."""
-    if text[:1] not in _UPPER:
-        return text
-    end = 1
-    while end <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_ -"):
-        end += 1
-    for stop in range(end, 0, -1):  # the longest label first, as the regex backtracks
-        if text.startswith(": ", stop):
-            return text[stop + 2:]
-        if text.startswith(" (", stop):
-            close = text.find(")", stop + 2)
-            if 0 <= close <= stop + 42 and text.startswith(": ", close + 1):
-                return text[close + 3:]
-    return text
-
-
-def _speaker(text: str):
-    r"""The first word of a leading "Caroline: " or "Mary Ann Smith: " (one to three capitalised words), or None
-    (regex ([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): )."""
-    start, first = 0, None
-    for _ in range(3):
-        if text[start:start + 1] not in _UPPER:
-            return None
-        end = start + 1
-        while end - start <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_'.-"):
-            end += 1
-        first = first or text[:end]
-        if text.startswith(": ", end):
-            return first
-        if not text.startswith(" ", end):
-            return None
-        start = end + 1
-    return None
-
-
-def _sentences(text: str) -> list:
-    r"""Single-spaced `text` split after each . ! or ? that ends a word (regex split (?<=[.!?])\s+)."""
-    parts, current = [], []
-    for word in text.split(" "):
-        current.append(word)
-        if word.endswith((".", "!", "?")):
-            parts.append(" ".join(current))
-            current = []
-    parts.append(" ".join(current))
-    return [p for p in parts if p]
-
-
-_STOP = frozenset("""a about above after again against all also am an and any are as at be because been before being
-below between both but by can cannot could did do does doing done down during each either else even ever every few
-for from further get gets got had has have having he her here hers herself him himself his how i if in into is it
-its itself just kind like me might mine more most much must my myself no nor not now of off on once one only or
-other our ours ourselves out over own please same she should so some such than that the their theirs them
-themselves then there these they this those through to too under until up upon us very was we were what when where
-whether which while who whom whose why will with within without would yes yet you your yours yourself yourselves
-let lets tell say said know think thing things something anything way ok okay hi hello hey thanks thank really
-s t d ll m re ve""".split())
 
 
 class RecallItem:
@@ -270,8 +188,7 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
 
     if depth not in DEPTHS:
         raise ValueError(f"unknown depth {depth!r}; use one of {', '.join(DEPTHS)}")
-    if max_sensitivity not in SENSITIVITY_ORDER:
-        raise ValueError(f"unknown sensitivity {max_sensitivity!r}; use one of {', '.join(SENSITIVITY_ORDER)}")
+    check_level(max_sensitivity)
     budget = DEFAULT_BUDGET_TOKENS if budget_tokens is None else max(0, int(budget_tokens))
     limit = DEFAULT_LIMIT if limit is None else max(0, int(limit))
     now = _Clock(now)
@@ -357,11 +274,11 @@ class _Prompt:
             if self.dates:  # "13 May 2023" or "yesterday" is matched as a date, not as words
                 undated = without_dates(text, relative=True)
         words = []
-        for word in _words(undated.lower()):
-            if word not in _STOP and (len(word) > 1 or word.isdigit()) and word not in words:
+        for word in word_runs(undated.lower()):
+            if word not in STOPWORDS and (len(word) > 1 or word.isdigit()) and word not in words:
                 words.append(word)
         self.words = words[:24]
-        self.lower_words = set(_words(text.lower()))
+        self.lower_words = set(word_runs(text.lower()))
         self.names = _capitalised(text)
 
 
@@ -370,7 +287,7 @@ def _capitalised(text: str) -> set:
     names = set()
     for run in text.translate(_NAME_CHARS).split():
         for i, ch in enumerate(run):
-            if ch in _UPPER and (i == 0 or run[i - 1] in "'-"):
+            if ch in UPPER and (i == 0 or run[i - 1] in "'-"):
                 names.add(run[i:].lower())
                 break
     return names
@@ -432,11 +349,11 @@ def _rank(conn, prompt, project, max_sensitivity, now):
         scores[rowid] = max(scores.get(rowid, 0.0), 0.5 * top_text)
     best = sorted(scores, key=scores.get, reverse=True)[:MAX_CANDIDATES]
     rows = _fetch(conn, best)
-    allowed = set(SENSITIVITY_ORDER[: SENSITIVITY_ORDER.index(max_sensitivity) + 1])
+    visible = set(allowed(max_sensitivity))
     ranked = []
     for rowid in best:
         row = rows.get(rowid)
-        if row is None or row["status"] in HIDDEN_STATUS or row["sensitivity"] not in allowed:
+        if row is None or row["status"] in HIDDEN_STATUS or row["sensitivity"] not in visible:
             continue
         if project and row["project"] not in (None, project) and share.get(rowid, 0.0) < OTHER_PROJECT_COVERAGE \
                 and rowid not in file_rows:
@@ -589,7 +506,8 @@ def _weight(row, prompt, project, now, why) -> float:
     weight *= 1.0 + 0.5 * min(1.0, _salience(row, now))
     if row["status"] == "contested":
         weight *= 0.7
-    speaker = _speaker(row["content"]) if prompt.names else None
+    label = speaker_label(row["content"])[0] if prompt.names else None
+    speaker = label.split(" ", 1)[0] if label else None
     if speaker and speaker.lower() in prompt.names:
         weight *= SPEAKER_BOOST
         why.append("speaker")
@@ -647,7 +565,7 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
         length = len(row["content"]) if depth == "complete" else min(len(row["content"]), MAX_ITEM_CHARS)
         if depth != "summary" and length // 4 + 8 > budget - used:
             continue  # cannot fit: skip before rendering it
-        key = _plain(row["content"] if row["kind"] == "turn" else _without_label(row["content"]))
+        key = _plain(row["content"] if row["kind"] == "turn" else without_label(row["content"]))
         if not key or any(key == other or (len(key) >= 24 and key in other) for other in shown):
             continue
         item = RecallItem(row, score, _shown_text(row, depth, conn, words), why)
@@ -665,7 +583,7 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
 
 
 def _plain(text: str) -> str:
-    return " ".join(_words(text.lower()))
+    return " ".join(word_runs(text.lower()))
 
 
 def _shown_text(row, depth, conn, words=()) -> str:
@@ -702,7 +620,7 @@ def _shown_text(row, depth, conn, words=()) -> str:
 def _excerpt(text: str, words, limit: int) -> str:
     """The sentences of a long memory that hold the prompt's words, with the sentence either side of each (in
     their order, gaps marked …), within `limit` characters; `rlm-mem get ID` shows the rest."""
-    parts = _sentences(text)
+    parts = sentences(text)
     stems = [w[:5] for w in words]  # "deploying" meets "deploy", without a stemmer
     hits = [sum(stem in p.lower() for stem in stems) for p in parts]
     wanted = sorted((i for i in range(len(parts)) if hits[i]), key=lambda i: (-hits[i], i))

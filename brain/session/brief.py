@@ -54,7 +54,8 @@ def gauges(rows) -> dict:
 def hud_text(root, inp, *, active: bool, brief: dict, memory_status=None) -> str:
     from brain.capture.queue import pending_count
     from brain.hooks.handlers import context_use
-    from brain.hud.hud import load_hud_state, render_hud
+    from brain.hud.render import render_hud
+    from brain.hud.state import load_hud_state
 
     return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
                       present=brief.get("intent", "") if active else "", future=brief.get("future", ""),
@@ -68,7 +69,8 @@ def _row_dict(row) -> dict:
 
 
 def render_memory(rows, project_name: str, total: int | None) -> str:
-    from brain.recall.depth import clip, summary_line
+    from brain.recall.depth import summary_line
+    from brain.util.text import clip
     from brain.recall.recall import RecallResult
 
     if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains

@@ -9,7 +9,7 @@ import logging
 import os
 from pathlib import Path
 
-from brain.store.chunk import utc_now
+from brain.util.timestamps import utc_now
 from brain.util.files import append_line
 
 log = logging.getLogger("rlm_mem.audit")

@@ -8,7 +8,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date
 
 from brain.util.errors import InvalidChunkId
 
@@ -54,30 +54,6 @@ def new_chunk_id(created: str, key: str | None = None) -> str:
 
 def month_of(chunk_id: str) -> str:
     return chunk_id[6:13]
-
-
-def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def normalize_timestamp(value) -> str:
-    """Any ISO 8601 text, date or datetime → `YYYY-MM-DDTHH:MM:SSZ` in UTC. Raises ValueError when unreadable."""
-    if isinstance(value, datetime):
-        dt = value
-    elif isinstance(value, date):
-        dt = datetime(value.year, value.month, value.day)
-    elif isinstance(value, str):
-        text = value.strip()
-        if text.endswith("Z") or text.endswith("z"):
-            text = text[:-1] + "+00:00"
-        if len(text) == 10:
-            text += "T00:00:00"
-        dt = datetime.fromisoformat(text.replace(" ", "T", 1) if "T" not in text else text)
-    else:
-        raise ValueError(f"not a timestamp: {value!r}")
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def empty_links() -> dict:

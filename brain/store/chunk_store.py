@@ -15,7 +15,8 @@ from pathlib import Path
 from brain.index import access, search_index
 from brain.store.audit import audit
 from brain.store.chunk import (CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, SOURCES, Chunk, empty_links, month_of,
-                               new_chunk_id, normalize_timestamp, utc_now, validate_chunk_id)
+                               new_chunk_id, validate_chunk_id)
+from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.store.chunking import ChunkingEngine
 from brain.store.classify import detect_type
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId, StoreUnwritable

@@ -6,13 +6,13 @@ memory is stored as one chunk whatever its size (seed 000's own example is 12 to
 """
 import re
 
+from brain.util.text import sentences
 from brain.util.tokens import estimate_tokens
 
 MAX_TOKENS = 800
 MIN_TOKENS = 100
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
-_SENTENCE = re.compile(r"(?<=[.!?。！？])\s+(?=\S)|\n")
 
 
 class ChunkingEngine:
@@ -41,7 +41,7 @@ class ChunkingEngine:
         if estimate_tokens(para) <= self.max_tokens:
             return [(para, joiner)]
         out = []
-        for sentence in _SENTENCE.split(para):
+        for sentence in (s for line in para.split("\n") for s in sentences(line)):
             sentence = sentence.strip()
             if not sentence:
                 continue

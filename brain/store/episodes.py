@@ -16,7 +16,10 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from brain.store.chunk import is_chunk_id, month_of, normalize_timestamp
+from brain.safety.redact import redact
+from brain.store.chunk import is_chunk_id, month_of
+from brain.util.timestamps import normalize_timestamp
+from brain.util.text import clip
 
 EPISODES_DIR = "episodes"
 _FILE_MODE = 0o600
@@ -26,11 +29,8 @@ _ENTRY_HEAD = re.compile(r"^## (\d{2}:\d{2}) - (.*)$")
 
 
 def _one_line(text, limit: int) -> str:
-    from brain.recall.depth import clip
-    from brain.safety.redact import (redact)# callers pass chunk text (already redacted) but a stray secret must not land here
-
-    text = " ".join(redact(str(text or "")).split())
-    return clip(text, limit) if text else ""
+    # callers pass chunk text (already redacted), but a stray secret must not land here
+    return clip(redact(str(text or "")), limit)
 
 
 def episode_path(root, day: str) -> Path:

@@ -26,6 +26,8 @@ hand, so that it never imports `datetime` (~1 ms of a hook whose budget is 2.5 b
 """
 import math
 
+from brain.util.timestamps import epoch_seconds
+
 PINNED_SCORE = 999.0  # seed 003's vault score: effectively infinite
 ACTIVE = 0.5
 FADING = 0.2
@@ -45,51 +47,6 @@ DEFAULT_IMPORTANCE = 0.6
 # which tells nothing about worth, so it weighs like a fact (the seed's "general" 0.8 would start it fading).
 TYPE_WEIGHT = {"decision": 1.3, "preference": 1.2, "pattern": 1.1, "fact": 1.0, "note": 1.0}
 STATUS_WEIGHT = {"active": 1.0, "contested": 0.5, "superseded": 0.25, "retracted": 0.1}
-
-
-def parse_time(value):
-    """`YYYY-MM-DDTHH:MM:SS...` as an aware UTC datetime; None when absent or unreadable."""
-    if not value or not isinstance(value, str):
-        return None
-    from datetime import datetime, timezone
-
-    try:
-        return datetime.fromisoformat(value[:19]).replace(tzinfo=timezone.utc)
-    except ValueError:
-        return None
-
-
-_DAYS_BEFORE_MONTH = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)  # in a year that is not leap
-_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
-
-
-def _leap(year: int) -> bool:
-    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-
-
-def _leap_years_through(year: int) -> int:
-    return year // 4 - year // 100 + year // 400
-
-
-def _epoch_seconds(value):
-    """parse_time(value) as epoch seconds. The form chunks are stored in ("YYYY-MM-DD", then "THH:MM:SS" or
-    " HH:MM:SS") is read by hand, so recall never imports datetime; any other form goes through parse_time."""
-    if not value or not isinstance(value, str):
-        return None
-    text = value[:19]
-    digits = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
-    separators = text[4] + text[7] + text[10:11] + text[13:14] + text[16:17] if len(text) in (10, 19) else ""
-    if separators in ("--", "--T::", "-- ::") and digits.isascii() and digits.isdigit():
-        year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
-        hour, minute, second = (int(text[11:13]), int(text[14:16]), int(text[17:19])) if text[10:] else (0, 0, 0)
-        leap_day = month == 2 and _leap(year)
-        if year and 1 <= month <= 12 and 1 <= day <= _MONTH_DAYS[month - 1] + leap_day \
-                and hour < 24 and minute < 60 and second < 60:
-            days = (365 * (year - 1970) + _leap_years_through(year - 1) - _leap_years_through(1969)
-                    + _DAYS_BEFORE_MONTH[month - 1] + (month > 2 and _leap(year)) + day - 1)
-            return days * 86400.0 + hour * 3600 + minute * 60 + second
-    parsed = parse_time(value)  # another form (or an impossible date): datetime judges it
-    return None if parsed is None else parsed.timestamp()
 
 
 def _as_epoch(now) -> float:
@@ -113,7 +70,7 @@ def importance_of(row: dict) -> float:
 def idle_days(row: dict, now) -> float:
     """Days since the memory was last written or used (whichever is later); never negative. `now`: a datetime
     or epoch seconds."""
-    times = [t for t in (_epoch_seconds(row.get("created")), _epoch_seconds(row.get("last_accessed"))) if t is not None]
+    times = [t for t in (epoch_seconds(row.get("created")), epoch_seconds(row.get("last_accessed"))) if t is not None]
     if not times:
         return 0.0
     return max(0.0, (_as_epoch(now) - max(times)) / 86400.0)

@@ -1,0 +1,122 @@
+"""Plain-text scanning every layer shares: words, stopwords, sentences, one-line clips and speaker labels.
+
+Written with str methods and translate tables, not `re`: the prompt hook scans text on every prompt, and importing
+`re` (with enum, functools, ...) costs ~3 ms of a budget of 2.5 bare interpreter starts. Each scanner names the
+regex it stands for; a regex's \\w is str.isalnum() or "_".
+"""
+
+
+class Blanks(dict):
+    """A str.translate table turning every character outside a class into a space. It learns each character the
+    first time it meets it, so building it costs nothing and non-ASCII text costs one test per distinct character."""
+
+    def __init__(self, keep):
+        super().__init__()
+        self.keep = keep
+
+    def __missing__(self, code):
+        self[code] = value = code if self.keep(chr(code)) else 32
+        return value
+
+
+LETTERS_DIGITS = Blanks(str.isalnum)
+WORD_CHARS = Blanks(lambda ch: ch.isalnum() or ch == "_")
+UPPER = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+_CONTROL = dict.fromkeys([*range(0x00, 0x20), *range(0x7F, 0xA0), 0x2028, 0x2029], " ")
+
+# Words that say nothing about what a text is about (recall leaves them out of a prompt's words; gardening out of
+# a memory's topic words).
+STOPWORDS = frozenset("""a about above after again against all also am an and any are as at be because been before
+being below between both but by can cannot could did do does doing done down during each either else even ever every
+few for from further get gets got had has have having he her here hers herself him himself his how i if in into is it
+its itself just kind like me might mine more most much must my myself no nor not now of off on once one only or
+other our ours ourselves out over own please same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up upon us very was we were what when where
+whether which while who whom whose why will with within without would yes yet you your yours yourself yourselves
+let lets tell say said know think thing things something anything way ok okay hi hello hey thanks thank really
+s t d ll m re ve""".split())
+
+
+def words(text: str) -> list:
+    r"""The runs of letters and digits in `text` (regex [^\W_]+)."""
+    return text.translate(LETTERS_DIGITS).split()
+
+
+def one_line(text) -> str:
+    """`text` on one line: control characters and runs of whitespace become single spaces."""
+    return " ".join(str(text or "").translate(_CONTROL).split())
+
+
+def clip(text, limit: int) -> str:
+    """`text` on one line, at most `limit` characters, cut at a word boundary with an ellipsis when cut."""
+    text = one_line(text)
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:") + "…"
+
+
+# A full stop after these does not end a sentence ("e.g. Postgres", "vs. MySQL").
+_ABBREVIATIONS = frozenset("e.g. i.e. etc. vs. cf. approx. mr. mrs. ms. dr. st. no. fig.".split())
+_ENDS = (".", "!", "?", "。", "！", "？")
+_CLOSERS = "\"')]”’*_`"
+
+
+def sentences(text: str) -> list:
+    r"""`text` (whitespace collapsed) split after each word ending in . ! ? (or a closing quote or bracket after
+    one), except after common abbreviations (regex split (?<=[.!?]["')\]]*)\s+ with those exceptions)."""
+    parts, current = [], []
+    for word in text.split():
+        current.append(word)
+        if word.rstrip(_CLOSERS).endswith(_ENDS) and word.lower() not in _ABBREVIATIONS:
+            parts.append(" ".join(current))
+            current = []
+    if current:
+        parts.append(" ".join(current))
+    return parts
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of `text` (all of it when it has one sentence)."""
+    found = sentences(text)
+    return found[0] if found else ""
+
+
+def speaker_label(text: str) -> tuple:
+    r"""(label, rest) for text opening with a speaker label: one to three capitalised words and ": ", such as
+    "Caroline: " or "Mary Ann Smith: " (regex ^([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): (?=\S));
+    (None, text) otherwise."""
+    start = 0
+    for _ in range(3):
+        if text[start:start + 1] not in UPPER:
+            return None, text
+        end = start + 1
+        while end - start <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_'.-"):
+            end += 1
+        if text.startswith(": ", end) and not text[end + 2:end + 3].isspace() and end + 2 < len(text):
+            return text[:end], text[end + 2:]
+        if not text.startswith(" ", end):
+            return None, text
+        start = end + 1
+    return None, text
+
+
+def without_label(text: str) -> str:
+    r"""`text` without a leading label such as "Decision (Ana): " or "Correction: "
+    (regex ^[A-Z][\w -]{0,30}(?: \([^)]{0,40}\))?: )."""
+    if text[:1] not in UPPER:
+        return text
+    end = 1
+    while end <= 30 and end < len(text) and (text[end].isalnum() or text[end] in "_ -"):
+        end += 1
+    for stop in range(end, 0, -1):  # the longest label first, as the regex backtracks
+        if text.startswith(": ", stop):
+            return text[stop + 2:]
+        if text.startswith(" (", stop):
+            close = text.find(")", stop + 2)
+            if 0 <= close <= stop + 42 and text.startswith(": ", close + 1):
+                return text[close + 3:]
+    return text

@@ -1,0 +1,209 @@
+"""The layout is the architecture: which package may import which (ARCHITECTURE.md draws the same table).
+
+Checked on the source with `ast`, every import counted (module level and inside functions):
+- each package imports only the layers below it (LAYERS); nothing imports brain.hooks or brain.cli;
+- only brain.cli imports click; third-party packages only where THIRD_PARTY allows them;
+- no import circle between modules;
+- imports inside functions only in modules the hook process can load (the hot path, where start-up time is
+  the budget), each with a comment saying why on its line;
+- no folder holds more than 15 modules.
+"""
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BRAIN = ROOT / "brain"
+
+BASE = {"brain.util"}
+LAYERS = {
+    "brain.util": set(),
+    "brain.safety": BASE,
+    "brain.context": BASE,
+    "brain.hud": BASE,
+    "brain.index": BASE | {"brain.context"},
+    "brain.store": BASE | {"brain.safety", "brain.context", "brain.index"},
+    "brain.recall": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store"},
+    "brain.garden": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store", "brain.recall"},
+    "brain.capture": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store", "brain.recall"},
+    "brain.session": BASE | {"brain.safety", "brain.context", "brain.hud", "brain.index", "brain.store",
+                             "brain.recall", "brain.garden", "brain.capture"},
+    "brain.interop": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store", "brain.recall",
+                             "brain.capture"},
+    "brain.setup": BASE | {"brain.context"},
+    "brain.scripts": BASE | {"brain.store"},  # seed 000's facade
+}
+LIBRARY = set(LAYERS)
+LAYERS["brain.web"] = LIBRARY - {"brain.scripts"}
+LAYERS["brain.hooks"] = LIBRARY - {"brain.scripts"}
+LAYERS["brain.cli"] = LIBRARY | {"brain.web"}
+# Third-party packages by where they may be used (the standard library is allowed everywhere).
+THIRD_PARTY = {
+    "click": {"brain.cli"},
+    "filelock": {"brain.util"},
+    "jsonschema": {"brain.store"},
+    "yaml": {"brain.interop", "brain.setup"},
+    "frontmatter": {"brain.interop"},
+}
+MAX_MODULES_PER_FOLDER = 15
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _package(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def _sources():
+    return {_module_name(p): p for p in BRAIN.rglob("*.py")}
+
+
+SOURCES = _sources()
+
+
+def _resolve(module: str, is_package: bool, node: ast.ImportFrom) -> list:
+    """The modules an import statement loads (a `from pkg import mod` loads pkg.mod)."""
+    if node.level:
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - node.level + 1]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    found = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in SOURCES]
+    return found or [target]
+
+
+def imports(path: Path):
+    """(imported module, line number, inside a function?) for each import in the file."""
+    module = _module_name(path)
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    inside = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inside.update(id(n) for n in ast.walk(node) if n is not node)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno, id(node) in inside
+        elif isinstance(node, ast.ImportFrom):
+            for target in _resolve(module, path.name == "__init__.py", node):
+                yield target, node.lineno, id(node) in inside
+
+
+def graph() -> dict:
+    out = {}
+    for module, path in SOURCES.items():
+        out[module] = {t for t, _, _ in imports(path) if t in SOURCES or t.split(".")[0] == "brain"}
+    return out
+
+
+def test_every_package_imports_only_the_layers_below_it():
+    wrong = []
+    for module, path in SOURCES.items():
+        package = _package(module)
+        if package == "brain":
+            continue
+        assert package in LAYERS, f"{module}: package {package} is not in the layer table"
+        for target, line, _ in imports(path):
+            if target.split(".")[0] != "brain":
+                continue
+            other = _package(target)
+            if other not in (package, "brain") and other not in LAYERS[package]:
+                wrong.append(f"{module}:{line} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_third_party_packages_only_where_allowed():
+    wrong = []
+    stdlib = set(sys.stdlib_module_names)
+    for module, path in SOURCES.items():
+        for target, line, _ in imports(path):
+            top = target.split(".")[0]
+            if top in stdlib or top == "brain" or top.startswith("_"):
+                continue
+            if _package(module) not in THIRD_PARTY.get(top, set()):
+                wrong.append(f"{module}:{line} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_no_import_circle():
+    edges = graph()
+    index, low, stack, on_stack, circles, counter = {}, {}, [], set(), [], [0]
+
+    def visit(node):  # Tarjan's strongly connected components
+        index[node] = low[node] = counter[0]
+        counter[0] += 1
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in edges.get(node, ()):
+            if nxt not in edges:
+                continue
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            part = []
+            while True:
+                item = stack.pop()
+                on_stack.discard(item)
+                part.append(item)
+                if item == node:
+                    break
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    sys.setrecursionlimit(10_000)
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    assert not circles, circles
+
+
+def hook_path() -> set:
+    """Every module the hook process can load: what scripts/hook.py imports, followed through every import."""
+    edges = graph()
+    seen, todo = set(), [m for m in SOURCES if m.startswith("brain.hooks")]
+    while todo:
+        module = todo.pop()
+        if module in seen or module not in edges:
+            continue
+        seen.add(module)
+        todo += [t for t in edges[module] if t in edges]
+        if module in SOURCES and SOURCES[module].name != "__init__.py":
+            parent = module.rsplit(".", 1)[0]
+            todo.append(parent)
+    return seen | {m for m in SOURCES if m.startswith("brain.hooks")}
+
+
+def test_imports_inside_functions_only_on_the_hook_path_each_with_a_reason():
+    on_path = hook_path()
+    wrong = []
+    for module, path in SOURCES.items():
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for target, line, inside in imports(path):
+            if not inside:
+                continue
+            if module not in on_path:
+                wrong.append(f"{module}:{line} imports {target} inside a function, off the hook path")
+            elif "#" not in lines[line - 1]:
+                wrong.append(f"{module}:{line} imports {target} inside a function without a comment saying why")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_library_never_imports_click():
+    for module, path in SOURCES.items():
+        if not module.startswith("brain.cli"):
+            assert all(t.split(".")[0] != "click" for t, _, _ in imports(path)), module
+
+
+@pytest.mark.parametrize("folder", sorted({p.parent for p in BRAIN.rglob("*.py")}), ids=lambda p: p.name)
+def test_no_folder_over_fifteen_modules(folder):
+    modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
+    assert len(modules) <= MAX_MODULES_PER_FOLDER, sorted(p.name for p in modules)
