@@ -32,9 +32,9 @@ BUNDLE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(BUNDLE))
 
 from brain.capture.ingest import capture_transcript  # noqa: E402
-from brain.safety.fence import fence  # noqa: E402
 from brain.context.project import project_id  # noqa: E402
 from brain.recall.recall import DEFAULT_BUDGET_TOKENS, recall  # noqa: E402
+from brain.safety.fence import fence  # noqa: E402
 from brain.store.chunk_store import ChunkStore  # noqa: E402
 
 TOKEN = re.compile(r"[a-z0-9]+")

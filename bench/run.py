@@ -30,8 +30,7 @@ from pathlib import Path
 BUNDLE = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(BUNDLE), str(BUNDLE / "tests")]
 
-from corpus import (GENERATOR_VERSION, MAIN_PROJECT, PROJECTS, chunk_specs, import_records, prompts,  # noqa: E402
-                    write_transcript)
+from corpus import GENERATOR_VERSION, MAIN_PROJECT, PROJECTS, chunk_specs, import_records, prompts, write_transcript  # noqa: E402
 from harness.claude_code import hook_commands  # noqa: E402
 from report import machine, report, write_readme  # noqa: E402
 
@@ -447,7 +446,7 @@ def profile(ws: Workspace, out_dir: Path, size: int, log) -> list:
                 rows.append((int(parts[1]), int(parts[0]), parts[2].strip()))
         top = sorted(rows, reverse=True)[:25]
         prof = out_dir / f"profile-{size}-{arg}.pstats"
-        code = "import cProfile, sys\nsys.path.insert(0, %r)\nfrom brain.hooks import handlers as hooks\ncProfile.run(%r, %r)" % (
+        code = "import cProfile, sys\nsys.path.insert(0, %r)\nfrom brain.hooks import runner as hooks\ncProfile.run(%r, %r)" % (
             str(BUNDLE), f"hooks.main([{arg!r}])", str(prof))
         run_once(f"{shlex.quote(str(PYTHON))} -I -c {shlex.quote(code)}", env=ws.env, cwd=ws.cwd, stdin=stdin)
         import io

@@ -16,7 +16,7 @@ if "site" not in sys.modules:
                                  "site-packages"))
 
 try:
-    from brain.hooks.handlers import main
+    from brain.hooks.runner import main
 except BaseException as exc:  # a broken install must not break the session
     sys.stderr.write(f"rlm-mem: hook unavailable: {type(exc).__name__}: {exc}\n")
     sys.exit(0)

@@ -2,9 +2,15 @@
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from brain.capture.candidates import MemoryCandidate, format_candidates, parse_candidates, slug_filename
+from brain.capture.candidates import (
+    MemoryCandidate,
+    format_candidates,
+    parse_candidates,
+    slug_filename,
+)
 
 SPEC_BLOCK = """## System Notes
 

@@ -79,7 +79,7 @@ def id_commands(cid, other):
         ["link", cid, other, "--type", "supports"],
         ["link", other, cid, "--type", "contradicts"],
         ["remember", "replaces something", "--supersedes", cid],
-    ] + [[name, cid] for name in ("pin", "unpin") if name in cli.commands]
+    ] + [[name, cid] for name in ("pin", "unpin") if name in cli.list_commands(None)]
 
 
 @pytest.mark.parametrize("bad", BAD_IDS, ids=lambda s: repr(s)[:30])
@@ -209,7 +209,7 @@ def test_read_only_dir_is_unwritable(tmp_path):
 
 @pytest.mark.parametrize("command", ["ingest", "import"])
 def test_missing_input_files_refused(store, tmp_path, command):
-    if command not in cli.commands:
+    if command not in cli.list_commands(None):
         pytest.skip(f"no `{command}` command in this build")
     before = snapshot(store.root)
     out = refused(run(store.root, command, str(tmp_path / "no-such-file.jsonl")))

@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.store.doctor import check_store
 from brain.index.json_indexes import JsonIndexes
 from brain.store.chunk_store import ChunkStore
+from brain.store.doctor import check_store
 from brain.store.validation import schema_errors
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from brain.cli.main import cli
 from brain.store.audit import read_audit
-from brain.store.doctor import check_store, repair_store
 from brain.store.chunk_store import ChunkStore
+from brain.store.doctor import check_store, repair_store
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.index import access
-from brain.store.episodes import append_episode, episode_path, read_episodes
 from brain.garden.reflect import reflect, render, write_reflection
+from brain.index import access
 from brain.store.chunk_store import ChunkStore
+from brain.store.episodes import append_episode, episode_path, read_episodes
 
 
 @pytest.fixture

@@ -3,12 +3,13 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from brain.cli.main import cli
 from brain.interop import export_store, import_path
-from brain.store.lifecycle import supersede
 from brain.store.chunk_store import ChunkStore
+from brain.store.lifecycle import supersede
 
 
 def populate(store):

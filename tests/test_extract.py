@@ -3,7 +3,12 @@ from pathlib import Path
 
 import pytest
 
-from brain.capture.extract import Candidate, commit_message, extract_memories, session_record
+from brain.capture.extract import (
+    Candidate,
+    commit_message,
+    extract_memories,
+    session_record,
+)
 from brain.capture.transcript import Todo, ToolUse, Turn, parse_transcript
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "transcripts"

@@ -4,7 +4,8 @@ as Claude Code's own markers."""
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brain.safety.fence import FENCE_CLOSE, FENCE_NOTE, FENCE_OPEN, fence, neutralise
 

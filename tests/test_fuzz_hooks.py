@@ -6,13 +6,14 @@ import random
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
-
-from brain.scripts import ChunkStore
-from brain.hooks import handlers as hooks
-from brain.capture.ingest import capture_transcript
-
 from conftest import SHARED
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from brain.capture.ingest import capture_transcript
+from brain.hooks import handlers as hooks
+from brain.hooks import runner
+from brain.scripts import ChunkStore
 
 REAL = sorted((SHARED / "data" / "transcripts").glob("*.jsonl"))
 EVENTS = list(hooks.HANDLERS)
@@ -31,7 +32,7 @@ class FakeStdin:
 
 def run_hook(event, data: bytes, monkeypatch, capsys):
     monkeypatch.setattr(sys, "stdin", FakeStdin(data))
-    code = hooks.main([event])
+    code = runner.main([event])
     out = capsys.readouterr()
     assert code == 0 or (code == 2 and event == "session-end"), out.err
     assert "Traceback" not in out.err and len(out.err.strip().splitlines()) <= 1 or code == 2

@@ -4,15 +4,14 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import NOW, ago
 
 from brain.cli.main import cli
 from brain.garden import garden
 from brain.index import search_index
-from brain.store.audit import read_audit
 from brain.recall.core import select_for_session
+from brain.store.audit import read_audit
 from brain.store.salience import ARCHIVE_BELOW, PINNED_SCORE, salience, state_of
-
-from conftest import NOW, ago
 
 
 def cli_run(store, *args):

@@ -6,9 +6,9 @@ import subprocess
 import sys
 
 import pytest
+from harness.claude_code import BUNDLE_ROOT, fire
 
 from brain.scripts import ChunkStore
-from harness.claude_code import BUNDLE_ROOT, fire
 
 sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
 from demo import SESSION_1, write_transcript  # noqa: E402

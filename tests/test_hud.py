@@ -3,12 +3,12 @@ import json
 import re
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brain.hud import render, sliders
 from brain.hud import state as hud_state
 from brain.hud.textwidth import display_width, pad, truncate
-
 
 # --- textwidth -------------------------------------------------------------------------------------------------
 

@@ -5,9 +5,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from brain.cli.main import cli
-from brain.cli import interop_cmds
 from brain import interop
+from brain.cli import interop_cmds
+from brain.cli.main import cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "import"
 

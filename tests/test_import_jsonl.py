@@ -3,7 +3,8 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brain.interop import import_path
 from brain.interop.jsonl import quick_valid

@@ -5,10 +5,11 @@ import subprocess
 import sys
 from datetime import date
 
-from brain.scripts import ChunkStore
+from harness.claude_code import BUNDLE_ROOT, fire
+
 from brain.index import search_index
 from brain.recall.recall import RecallResult, recall
-from harness.claude_code import BUNDLE_ROOT, fire
+from brain.scripts import ChunkStore
 from brain.util.timeref import resolved, stored_spans
 
 RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")

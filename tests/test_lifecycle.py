@@ -7,11 +7,11 @@ from click.testing import CliRunner
 
 from brain.cli.main import cli
 from brain.index import access, search_index
+from brain.recall.core import select_for_session
 from brain.store import lifecycle
 from brain.store.audit import read_audit
-from brain.recall.core import select_for_session
-from brain.util.errors import ChunkNotFound, ChunkValidationError
 from brain.store.chunk_store import ChunkStore
+from brain.util.errors import ChunkNotFound, ChunkValidationError
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ import json
 import os
 import subprocess
 import sys
-import time
 
-from brain.scripts import ChunkStore
-from brain.capture.queue import worker_running
-from brain.util.files import store_lock
 from harness.claude_code import BUNDLE_ROOT, fire
+
+from brain.capture.queue import worker_running
+from brain.scripts import ChunkStore
+from brain.util.files import store_lock
 
 sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
 from demo import SESSION_1, write_transcript  # noqa: E402
@@ -43,10 +43,9 @@ def test_session_start_does_not_wait_for_a_busy_writer(tmp_path, isolated_memory
     (isolated_memory / "chunks" / "2026-11" / f"{other.id}.json").write_bytes(
         (tmp_path / "other" / "chunks" / "2026-11" / f"{other.id}.json").read_bytes())  # the index is now stale
     with store_lock(isolated_memory):  # a writer (the capture worker, a reindex) holds the store
-        started = time.monotonic()
         run = fire("SessionStart", {"session_id": "s", "cwd": str(project), "source": "clear"})[0]
-        took = time.monotonic() - started
-    assert run.returncode == 0 and took < 4 and "RLM-MEM LIVEHUD" in run.context and "5433" in run.context
+    # had it waited for the writer, its 8 s limit would have ended it without any context
+    assert run.returncode == 0 and "RLM-MEM LIVEHUD" in run.context and "5433" in run.context
     assert not list((isolated_memory / "state" / "brief").glob("*.json"))  # a brief from a stale index is not kept
     later = fire("SessionStart", {"session_id": "s", "cwd": str(project), "source": "startup"})[0]
     assert "arrived behind" in later.context

@@ -3,7 +3,13 @@ data folder, the bundle's own brain/memory — in that order."""
 import json
 import os
 
-from brain.context.location import BUNDLE_MEMORY, POINTER, resolve_memory_root
+from brain.context.location import BUNDLE_MEMORY, POINTER
+from brain.context.resolve import resolve
+
+
+def resolve_memory_root(explicit=None, *, env, cwd=None):
+    context = resolve(cwd, explicit_root=explicit, env=env)
+    return context.root, context.reason
 
 
 def test_order_of_precedence(tmp_path):

@@ -2,13 +2,17 @@
 import json
 import os
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
 
 from brain.context import project
-from brain.context.project import ProjectConfigError, memory_disabled, project_id, set_memory_enabled
+from brain.context.project import (
+    ProjectConfigError,
+    memory_disabled,
+    project_id,
+    set_memory_enabled,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -134,16 +138,12 @@ def test_non_boolean_enabled_is_not_a_switch(repo):
     assert memory_disabled(repo) is True  # not an object: unreadable, fails closed
 
 
-def test_hot_path_is_fast_and_runs_no_subprocess(repo, monkeypatch):
+def test_hot_path_runs_no_subprocess(repo, monkeypatch):
     def no_subprocess(*args, **kwargs):
         raise AssertionError("project_id must not start a process")
 
     monkeypatch.setattr(subprocess, "Popen", no_subprocess)
-    deep = repo / "src" / "deep"
-    start = time.perf_counter()
-    for _ in range(200):
-        project_id(deep)
-    assert (time.perf_counter() - start) / 200 < 0.005
+    assert project_id(repo / "src" / "deep") == project_id(repo)
 
 
 def test_module_imports_only_stdlib():

@@ -1,22 +1,20 @@
 """Recall: ranking, thresholds, budgets and filters on small hand-made stores, the CLI, and dates in text."""
-import ast
 import json
 from datetime import date, datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
-
-from brain.util import text as text_mod
 from click.testing import CliRunner
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from brain.cli.main import cli
 from brain.index import access
-from brain.store import lifecycle
 from brain.recall import recall as recall_mod
-from brain.util import timeref
 from brain.recall.recall import recall
+from brain.store import lifecycle
 from brain.store.chunk_store import ChunkStore
+from brain.util import text as text_mod
+from brain.util import timeref
 from brain.util.tokens import estimate_tokens
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)

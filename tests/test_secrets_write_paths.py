@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from harness.claude_code import BUNDLE_ROOT
 
 from brain.cli.main import cli
 from brain.scripts import ChunkStore
-from harness.claude_code import BUNDLE_ROOT
 
 FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 

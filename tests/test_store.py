@@ -3,14 +3,15 @@ import json
 import os
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from brain.scripts import Chunk, ChunkStore, ChunkingEngine
+from brain.scripts import Chunk, ChunkingEngine, ChunkStore
 from brain.store.chunk import validate_chunk_id
 from brain.store.classify import detect_type
+from brain.store.validation import all_schema_files, schema_errors
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
 from brain.util.tokens import estimate_tokens
-from brain.store.validation import all_schema_files, schema_errors
 
 
 @pytest.fixture

@@ -12,13 +12,18 @@ from unittest import mock
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
+from brain.index.json_indexes import FILES, JsonIndexes
 from brain.store.chunk import CHUNK_TYPES
+from brain.store.chunk_store import ChunkStore
 from brain.store.doctor import check_store
 from brain.util.errors import ChunkNotFound, ChunkValidationError
-from brain.index.json_indexes import FILES, JsonIndexes
-from brain.store.chunk_store import ChunkStore
 
 WORDS = ["port", "deploy", "staging", "database", "ruff", "lint", "cache", "token", "branch", "review", "schema",
          "queue", "retry", "timeout", "backup", "index"]

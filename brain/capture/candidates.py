@@ -13,9 +13,15 @@ The reader is lenient: the heading and the marker are optional, items may or may
 stand for the em dash, content may span lines. It stops at the next unindented Markdown heading, a `[MARKER]`
 line or a code fence. Content that itself contains numbered `name.md — category:` lines cannot round-trip.
 """
+import os
 import re
+import time
 import unicodedata
 from dataclasses import dataclass, field
+from pathlib import Path
+
+from brain.capture.queue import safe_name
+from brain.util.files import atomic_write_text, ensure_dir
 
 CATEGORIES = ("past", "present", "future")
 HEADING = "## System Notes"
@@ -138,3 +144,30 @@ def _candidate_from(raw: dict) -> MemoryCandidate:
         body.append(line[min(lead, indent):])
     tags = [t.strip().strip("'\"") for t in (head["tags"] or "").split(",")]
     return MemoryCandidate(filename=head["filename"], category=head["category"], tags=tags, content="\n".join(body))
+
+
+# --- when memory cannot be written: keep the block where the person can find it --------------------------------
+
+def fallback_folder() -> Path | None:
+    """Where MEMORY_CANDIDATES are kept when memory itself cannot be written (None if nowhere is writable)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    for folder in (Path(base) / "rlm-mem" / "candidates", Path(os.environ.get("TMPDIR", "/tmp")) / "rlm-mem-candidates"):
+        try:
+            ensure_dir(folder)
+            if os.access(folder, os.W_OK):
+                return folder
+        except OSError:
+            continue
+    return None
+
+
+def keep_candidates(text: str, session_id: str) -> Path | None:
+    folder = fallback_folder()
+    if folder is None:
+        return None
+    path = folder / f"{safe_name(session_id)}-{int(time.time())}.md"
+    try:
+        atomic_write_text(path, text)
+        return path
+    except OSError:
+        return None

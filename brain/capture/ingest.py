@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brain.capture.queue import INGEST_LOCK, captured_offset, pending, safe_name, save_offset
+from brain.capture.queue import INGEST_LOCK, captured_offset, pending, save_offset
 from brain.util.errors import StoreBusy, StoreUnwritable
 from brain.util.files import ensure_dir, read_json
 
@@ -106,42 +106,15 @@ def candidates_for(specs) -> list:
     return out
 
 
-def fallback_folder() -> Path | None:
-    """Where MEMORY_CANDIDATES are kept when memory itself cannot be written (None if nowhere is writable)."""
-    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
-    for folder in (Path(base) / "rlm-mem" / "candidates", Path(os.environ.get("TMPDIR", "/tmp")) / "rlm-mem-candidates"):
-        try:
-            ensure_dir(folder)
-            if os.access(folder, os.W_OK):
-                return folder
-        except OSError:
-            continue
-    return None
-
-
-def keep_candidates(text: str, session_id: str) -> Path | None:
-    folder = fallback_folder()
-    if folder is None:
-        return None
-    path = folder / f"{safe_name(session_id)}-{int(time.time())}.md"
-    try:
-        from brain.util.files import atomic_write_text
-
-        atomic_write_text(path, text)
-        return path
-    except OSError:
-        return None
-
-
 def capture_transcript(store, transcript_path, *, session_id: str | None = None, cwd: str | None = None,
                        final: bool = False, full: bool = False) -> CaptureReport:
     """Capture what is new in one transcript (everything with full=True). Idempotent."""
-    from brain.store.chunk import new_chunk_id
-    from brain.util.timestamps import normalize_timestamp
     from brain.capture.extract import extract_memories, session_record
-    from brain.store.lifecycle import find_duplicate, reinforce
-    from brain.context.project import memory_disabled, project_id
     from brain.capture.transcript import parse_transcript
+    from brain.context.project import memory_disabled, project_id
+    from brain.store.chunk import new_chunk_id
+    from brain.store.lifecycle import find_duplicate, reinforce
+    from brain.util.timestamps import normalize_timestamp
 
     transcript_path = Path(os.path.realpath(transcript_path))  # the hook's path and a person's relative one agree
     sid = session_id or transcript_path.stem

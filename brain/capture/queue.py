@@ -5,14 +5,12 @@ state/captured/. Hooks import this module, so it uses only os/json (no pathlib, 
 actually started).
 """
 import os
-import sys
 import time
 
 from brain.util.fasthash import sha1
 from brain.util.files import atomic_write_json, read_json
 
 _SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def safe_name(session_id: str) -> str:
@@ -132,28 +130,3 @@ def worker_running(root) -> bool:
         return False
     finally:
         os.close(fd)
-
-
-def background_allowed() -> bool:
-    """RLM_MEM_BACKGROUND=0 keeps hooks from starting any process: work then waits for `rlm-mem ingest`."""
-    return os.environ.get("RLM_MEM_BACKGROUND", "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-def spawn_detached(root, args) -> bool:
-    """Start `rlm-mem --dir ROOT ARGS…` detached from the hook (it outlives it; one-shot, exits when done)."""
-    if not background_allowed():
-        return False
-    import subprocess  # only when a worker is really started
-
-    script = os.path.join(BUNDLE_ROOT, "scripts", "rlm_mem.py")
-    try:
-        subprocess.Popen([sys.executable, "-I", script, "--dir", os.fspath(root), *args], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True, cwd=os.fspath(root))
-        return True
-    except OSError:
-        return False
-
-
-def spawn_worker(root) -> bool:
-    return spawn_detached(root, ["ingest", "--background"])

@@ -1,7 +1,8 @@
 """`rlm-mem doctor`: check the memory store and repair what can be repaired."""
 import click
 
-from brain.cli.main import emit_json, json_option, pass_env
+from brain.cli.common import emit_json, json_option, pass_env
+from brain.store.doctor import check_store, repair_store
 
 
 def render(report) -> str:
@@ -27,35 +28,32 @@ def render(report) -> str:
     return "\n".join(lines)
 
 
-def register(cli):
-    @cli.command()
-    @click.option("--repair", is_flag=True,
-                  help="Fix what can be fixed: rebuild the indexes, move unreadable chunk files to quarantine/, "
-                       "remove stale temp files and dangling links, tighten permissions.")
-    @json_option
-    @pass_env
-    def doctor(env, repair, as_json):
-        """Check the memory store; exits 1 when something is wrong.
+@click.command()
+@click.option("--repair", is_flag=True,
+              help="Fix what can be fixed: rebuild the indexes, move unreadable chunk files to quarantine/, "
+                   "remove stale temp files and dangling links, tighten permissions.")
+@json_option
+@pass_env
+def doctor(env, repair, as_json):
+    """Check the memory store; exits 1 when something is wrong.
 
-        Checks every chunk file (parses, matches the schema, sits where its id says), the archive, the JSON
-        and search indexes against the chunk files, links, temp files left by a killed writer, the access log,
-        symbolic links (never followed) and permissions (owner only). --repair never deletes a memory: a chunk
-        file it cannot read is moved to quarantine/ and the move is audited.
+    Checks every chunk file (parses, matches the schema, sits where its id says), the archive, the JSON
+    and search indexes against the chunk files, links, temp files left by a killed writer, the access log,
+    symbolic links (never followed) and permissions (owner only). --repair never deletes a memory: a chunk
+    file it cannot read is moved to quarantine/ and the move is audited.
 
-        \b
-        Examples:
-          rlm-mem doctor
-          rlm-mem doctor --repair --json
-        """
-        from brain.store.doctor import repair_store, check_store
-
-        report = repair_store(env.store) if repair else check_store(env.store)
-        if as_json:
-            emit_json(report.to_dict())
-        else:
-            click.echo(render(report))
-        if not report.ok:
-            fixable = sum(1 for p in report.problems if p.fixable)
-            hint = " (run `rlm-mem doctor --repair`)" if fixable and not repair else ""
-            left = "remain after repair" if repair else "found"
-            raise click.ClickException(f"{len(report.problems)} problem(s) {left} in {report.root}{hint}")
+    \b
+    Examples:
+      rlm-mem doctor
+      rlm-mem doctor --repair --json
+    """
+    report = repair_store(env.store) if repair else check_store(env.store)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        click.echo(render(report))
+    if not report.ok:
+        fixable = sum(1 for p in report.problems if p.fixable)
+        hint = " (run `rlm-mem doctor --repair`)" if fixable and not repair else ""
+        left = "remain after repair" if repair else "found"
+        raise click.ClickException(f"{len(report.problems)} problem(s) {left} in {report.root}{hint}")

@@ -1,7 +1,14 @@
 """Keeping memory true and small: pin, unpin, garden, core, reflect."""
+
 import click
 
-from brain.cli.main import emit_json, json_option, pass_env
+from brain.cli.common import emit_json, json_option, pass_env
+from brain.garden import garden as gardening
+from brain.garden.reflect import reflect as make_report
+from brain.garden.reflect import render, write_reflection
+from brain.recall.core import build_core, write_core
+from brain.session.maintenance import after_garden
+from brain.store.lifecycle import set_pinned
 
 
 def _plan_text(plan: dict) -> str:
@@ -42,131 +49,108 @@ def _applied_text(plan: dict) -> str:
     return "\n".join(lines)
 
 
-def _current_project():
-    import os
+@click.command()
+@click.argument("chunk_id")
+@pass_env
+def pin(env, chunk_id):
+    """Pin a memory: always in the session-start context, never decays, never gardened.
 
-    from brain.context.project import project_id
+    Example: rlm-mem pin chunk-2026-02-10-a1b2c3d4"""
 
-    try:
-        return project_id(os.getcwd()).id
-    except OSError:
-        return None
+    set_pinned(env.store, chunk_id, True)
+    click.echo(f"pinned {chunk_id}")
 
+@click.command()
+@click.argument("chunk_id")
+@pass_env
+def unpin(env, chunk_id):
+    """Unpin a memory (it decays and is gardened like any other).  Example: rlm-mem unpin chunk-2026-02-10-a1b2c3d4"""
 
-def register(cli):
-    @cli.command()
-    @click.argument("chunk_id")
-    @pass_env
-    def pin(env, chunk_id):
-        """Pin a memory: always in the session-start context, never decays, never gardened.
+    set_pinned(env.store, chunk_id, False)
+    click.echo(f"unpinned {chunk_id}")
 
-        Example: rlm-mem pin chunk-2026-02-10-a1b2c3d4"""
-        from brain.store.lifecycle import set_pinned
+@click.command()
+@click.option("--apply", "do_apply", is_flag=True, help="Carry the plan out (default: only show it).")
+@click.option("--if-due", is_flag=True, help="Do nothing unless a run is due (for scheduled or detached runs).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing unless something goes wrong.")
+@click.option("--undo", "undo_run", metavar="RUN_ID", default=None, help="Revert a gardening run.")
+@json_option
+@pass_env
+def garden(env, do_apply, if_due, quiet, undo_run, as_json):
+    """Consolidate, resolve contradictions and archive dormant memories.
 
-        set_pinned(env.store, chunk_id, True)
-        click.echo(f"pinned {chunk_id}")
+    Shows the plan; --apply carries it out. Nothing is ever deleted: originals go to the archive with links to
+    their master, every step is in the audit log, and --undo RUN_ID reverts a run.
 
-    @cli.command()
-    @click.argument("chunk_id")
-    @pass_env
-    def unpin(env, chunk_id):
-        """Unpin a memory (it decays and is gardened like any other).  Example: rlm-mem unpin chunk-2026-02-10-a1b2c3d4"""
-        from brain.store.lifecycle import set_pinned
-
-        set_pinned(env.store, chunk_id, False)
-        click.echo(f"unpinned {chunk_id}")
-
-    @cli.command()
-    @click.option("--apply", "do_apply", is_flag=True, help="Carry the plan out (default: only show it).")
-    @click.option("--if-due", is_flag=True, help="Do nothing unless a run is due (for scheduled or detached runs).")
-    @click.option("--quiet", "-q", is_flag=True, help="Print nothing unless something goes wrong.")
-    @click.option("--undo", "undo_run", metavar="RUN_ID", default=None, help="Revert a gardening run.")
-    @json_option
-    @pass_env
-    def garden(env, do_apply, if_due, quiet, undo_run, as_json):
-        """Consolidate, resolve contradictions and archive dormant memories.
-
-        Shows the plan; --apply carries it out. Nothing is ever deleted: originals go to the archive with links to
-        their master, every step is in the audit log, and --undo RUN_ID reverts a run.
-
-        \b
-        Examples:
-          rlm-mem garden                  # what would change
-          rlm-mem garden --apply
-          rlm-mem garden --undo garden-20260210T101500Z-1a2b
-        """
-        from brain.garden import garden as gardening
-
-        if undo_run:
-            result = gardening.undo(env.store, undo_run)
-            if as_json:
-                emit_json(result)
-            elif not quiet:
-                click.echo(f"undid {undo_run}: {len(result['restored'])} memories restored, "
-                           f"{len(result['archived_masters'])} masters archived, "
-                           f"{len(result['reactivated'])} memories active again")
-            return
-        if if_due and not gardening.garden_due(env.root):
-            if as_json:
-                emit_json({"due": False})
-            elif not quiet:
-                click.echo("gardening is not due yet")
-            return
-        plan = gardening.run(env.store, apply=do_apply)
-        if do_apply and (plan.get("resolve") or plan.get("consolidate") or plan.get("archive")):
-            from brain.session.brief import refresh_briefs
-
-            refresh_briefs(env.store.root)  # the next session start finds its brief ready
+    \b
+    Examples:
+      rlm-mem garden                  # what would change
+      rlm-mem garden --apply
+      rlm-mem garden --undo garden-20260210T101500Z-1a2b
+    """
+    if undo_run:
+        result = gardening.undo(env.store, undo_run)
         if as_json:
-            emit_json(plan)
+            emit_json(result)
         elif not quiet:
-            click.echo(_applied_text(plan) if do_apply else _plan_text(plan))
-            if not do_apply and (plan["resolve"] or plan["consolidate"] or plan["archive"]):
-                click.echo("Run `rlm-mem garden --apply` to carry it out.")
+            click.echo(f"undid {undo_run}: {len(result['restored'])} memories restored, "
+                       f"{len(result['archived_masters'])} masters archived, "
+                       f"{len(result['reactivated'])} memories active again")
+        return
+    if if_due and not gardening.garden_due(env.root):
+        if as_json:
+            emit_json({"due": False})
+        elif not quiet:
+            click.echo("gardening is not due yet")
+        return
+    plan = gardening.run(env.store, apply=do_apply)
+    if do_apply:
+        after_garden(env.store, plan)
+    if as_json:
+        emit_json(plan)
+    elif not quiet:
+        click.echo(_applied_text(plan) if do_apply else _plan_text(plan))
+        if not do_apply and (plan["resolve"] or plan["consolidate"] or plan["archive"]):
+            click.echo("Run `rlm-mem garden --apply` to carry it out.")
 
-    @cli.command()
-    @click.option("--project", default=None, help="Project id (default: the current one); 'all' for every project.")
-    @click.option("--budget", type=click.IntRange(200, 3000), default=3000, show_default=True,
-                  help="Token budget (the digest never exceeds 12,000 characters).")
-    @click.option("--write", "write_file", is_flag=True, help="Also save it as CORE.md in the memory root.")
-    @json_option
-    @pass_env
-    def core(env, project, budget, write_file, as_json):
-        """The most salient memories, grouped: pinned, corrections, decisions, preferences, the last session, ...
+@click.command()
+@click.option("--project", default=None, help="Project id (default: the current one); 'all' for every project.")
+@click.option("--budget", type=click.IntRange(200, 3000), default=3000, show_default=True,
+              help="Token budget (the digest never exceeds 12,000 characters).")
+@click.option("--write", "write_file", is_flag=True, help="Also save it as CORE.md in the memory root.")
+@json_option
+@pass_env
+def core(env, project, budget, write_file, as_json):
+    """The most salient memories, grouped: pinned, corrections, decisions, preferences, the last session, ...
 
-        \b
-        Example: rlm-mem core --write
-        """
-        from brain.recall.core import build_core, write_core
-
-        project = None if project == "all" else (project or _current_project())
-        digest = build_core(env.root, project, budget_tokens=budget)
+    \b
+    Example: rlm-mem core --write
+    """
+    project = None if project == "all" else (project or env.project.id)
+    digest = build_core(env.root, project, budget_tokens=budget)
+    if write_file:
+        path = write_core(env.root, digest["text"], project=project, budget_tokens=budget)
+        digest["path"] = str(path)
+    if as_json:
+        emit_json(digest)
+    else:
+        click.echo(digest["text"], nl=False)
         if write_file:
-            path = write_core(env.root, digest["text"], project=project, budget_tokens=budget)
-            digest["path"] = str(path)
-        if as_json:
-            emit_json(digest)
-        else:
-            click.echo(digest["text"], nl=False)
-            if write_file:
-                click.echo(f"wrote {digest['path']}", err=True)
+            click.echo(f"wrote {digest['path']}", err=True)
 
-    @cli.command()
-    @json_option
-    @pass_env
-    def reflect(env, as_json):
-        """Themes, tags spanning projects, most used memories, recent insights; writes REFLECTION.md.
+@click.command()
+@json_option
+@pass_env
+def reflect(env, as_json):
+    """Themes, tags spanning projects, most used memories, recent insights; writes REFLECTION.md.
 
-        \b
-        Example: rlm-mem reflect --json
-        """
-        from brain.garden.reflect import reflect as make_report
-        from brain.garden.reflect import render, write_reflection
-
-        report = make_report(env.root)
-        path = write_reflection(env.root, report)
-        if as_json:
-            emit_json(dict(report, path=str(path)))
-        else:
-            click.echo(render(report), nl=False)
-            click.echo(f"wrote {path}", err=True)
+    \b
+    Example: rlm-mem reflect --json
+    """
+    report = make_report(env.root)
+    path = write_reflection(env.root, report)
+    if as_json:
+        emit_json(dict(report, path=str(path)))
+    else:
+        click.echo(render(report), nl=False)
+        click.echo(f"wrote {path}", err=True)

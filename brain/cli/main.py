@@ -1,65 +1,61 @@
 """`rlm-mem`: the command line, a thin click shell over the library (brain/).
 
-Errors a person can cause print `Error: <what happened and what to do>` and exit 1 (2 for usage errors); no
-traceback unless RLM_MEM_DEBUG=1.
+Every command is defined at module level in a *_cmds module and listed once in COMMANDS below; a command's module
+is imported only when that command runs (click's lazily loaded subcommands), so `rlm-mem get ID` does not pay for
+the importers, gardening or install. Errors a person can cause print `Error: <what happened and what to do>` and
+exit 1 (2 for usage errors); no traceback unless RLM_MEM_DEBUG=1.
 """
-import json
+import importlib
 import os
 import sys
-from pathlib import Path
 
 import click
 
-from brain.util.errors import RlmMemError
+from brain.cli.common import Env, as_click_error
+
+# command name -> "module:function"
+COMMANDS = {
+    "remember": "brain.cli.store_cmds:remember", "get": "brain.cli.store_cmds:get",
+    "update": "brain.cli.store_cmds:update", "forget": "brain.cli.store_cmds:forget",
+    "restore": "brain.cli.store_cmds:restore", "list": "brain.cli.store_cmds:list_cmd",
+    "link": "brain.cli.store_cmds:link", "reindex": "brain.cli.store_cmds:reindex",
+    "stats": "brain.cli.store_cmds:stats",
+    "recall": "brain.cli.recall_cmds:recall",
+    "pin": "brain.cli.garden_cmds:pin", "unpin": "brain.cli.garden_cmds:unpin",
+    "garden": "brain.cli.garden_cmds:garden", "core": "brain.cli.garden_cmds:core",
+    "reflect": "brain.cli.garden_cmds:reflect",
+    "ingest": "brain.cli.session_cmds:ingest", "hud": "brain.cli.session_cmds:hud",
+    "statusline": "brain.cli.session_cmds:statusline", "where": "brain.cli.session_cmds:where",
+    "install": "brain.cli.session_cmds:install", "uninstall": "brain.cli.session_cmds:uninstall",
+    "enable": "brain.cli.session_cmds:enable", "disable": "brain.cli.session_cmds:disable",
+    "import": "brain.cli.interop_cmds:import_cmd", "export": "brain.cli.interop_cmds:export",
+    "share": "brain.cli.interop_cmds:share",
+    "doctor": "brain.cli.doctor_cmds:doctor",
+}
 
 
 class RlmMemGroup(click.Group):
+    """Loads a command's module when the command is used; turns library errors into `Error: ...`."""
+
+    def list_commands(self, ctx):
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx, name):
+        target = COMMANDS.get(name)
+        if target is None:
+            return None
+        module, attr = target.split(":")
+        return getattr(importlib.import_module(module), attr)
+
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
             raise
-        except RlmMemError as exc:
-            raise click.ClickException(str(exc)) from None
-        except OSError as exc:
-            if os.environ.get("RLM_MEM_DEBUG"):
-                raise
-            where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-            raise click.ClickException(f"{exc.strerror or exc}{where}") from None
         except Exception as exc:  # never a traceback for a person; RLM_MEM_DEBUG=1 shows it
             if os.environ.get("RLM_MEM_DEBUG"):
                 raise
-            raise click.ClickException(f"unexpected {type(exc).__name__}: {exc} (RLM_MEM_DEBUG=1 shows details)") from None
-
-
-class Env:
-    """What every command needs: the memory root and a store over it, made on first use."""
-
-    def __init__(self, explicit_dir):
-        from brain.context.location import resolve_memory_root
-
-        root, self.reason = resolve_memory_root(explicit_dir)
-        self.root = Path(root)
-        self._store = None
-
-    @property
-    def store(self):
-        if self._store is None:
-            from brain.store.chunk_store import ChunkStore
-
-            self._store = ChunkStore(self.root, actor=os.environ.get("RLM_MEM_ACTOR") or "cli")
-        return self._store
-
-
-pass_env = click.make_pass_decorator(Env)
-
-
-def json_option(fn):
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON (for scripts).")(fn)
-
-
-def emit_json(value) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+            raise as_click_error(exc) from None
 
 
 @click.group(cls=RlmMemGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -78,16 +74,6 @@ def cli(ctx, memory_dir):
       rlm-mem where
     """
     ctx.obj = Env(memory_dir)
-
-
-def _register():
-    from brain.cli import store_cmds, session_cmds, recall_cmds, garden_cmds, interop_cmds, doctor_cmds  # noqa: F401
-
-    for module in (store_cmds, session_cmds, recall_cmds, garden_cmds, interop_cmds, doctor_cmds):
-        module.register(cli)
-
-
-_register()
 
 
 def main():  # pragma: no cover - console entry for `python -m brain.cli.main`

@@ -6,7 +6,18 @@ from pathlib import Path
 
 import click
 
-from brain.cli.main import emit_json, json_option, pass_env
+from brain.capture import ingest as capture
+from brain.capture.candidates import format_candidates
+from brain.capture.queue import pending_count
+from brain.cli.common import emit_json, json_option, pass_env
+from brain.context.project import project_id, set_memory_enabled
+from brain.hud import state as hudlib
+from brain.hud.render import render_statusline
+from brain.hud.state import load_hud_state
+from brain.session.brief import current_brief, hud_text
+from brain.session.maintenance import after_capture
+from brain.setup.install import install as do_install
+from brain.setup.install import uninstall as do_uninstall
 
 BUNDLE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,184 +35,159 @@ def _settings_target(project_dir, user):
 
 
 def _print_candidates(reports) -> bool:
-    from brain.capture.candidates import format_candidates
-
     cands = [c for r in reports for c in r.candidates]
     if cands:
         click.echo(format_candidates(cands))
     return bool(cands)
 
 
-def register(cli):
-    @cli.command()
-    @click.argument("transcripts", nargs=-1, type=click.Path(dir_okay=False))
-    @click.option("--background", is_flag=True, hidden=True, help="Run as the detached worker hooks start.")
-    @json_option
-    @pass_env
-    def ingest(env, transcripts, background, as_json):
-        """Capture transcripts into memory now.
+@click.command()
+@click.argument("transcripts", nargs=-1, type=click.Path(dir_okay=False))
+@click.option("--background", is_flag=True, hidden=True, help="Run as the detached worker hooks start.")
+@json_option
+@pass_env
+def ingest(env, transcripts, background, as_json):
+    """Capture transcripts into memory now.
 
-        With no argument, finish all pending capture work (what hooks queued) and return when done.
+    With no argument, finish all pending capture work (what hooks queued) and return when done.
 
-        \b
-        Example: rlm-mem ingest ~/.claude/projects/my-app/1f2e3d4c.jsonl
-        """
-        from brain.capture import ingest as capture
+    \b
+    Example: rlm-mem ingest ~/.claude/projects/my-app/1f2e3d4c.jsonl
+    """
+    store = env.store
+    reports = []
+    if transcripts:
+        for path in transcripts:
+            if not Path(path).is_file():
+                raise click.ClickException(f"no transcript at {path}")
+            reports.append(capture.capture_transcript(store, path, final=True))
+    else:  # hooks see the worker by its lock on state/.ingest.lock (capture.ingest holds it while it works)
+        reports = capture.ingest(store, wait=not background)
+    after_capture(store, reports)
+    if background:
+        return
+    if as_json:
+        emit_json([r.to_dict() for r in reports])
+    else:
+        for r in reports:
+            line = f"{r.session_id}: {r.turns} turns, {r.memories} memories, {r.created} new chunks"
+            if r.skipped_reason:
+                line += f" (not saved: {r.skipped_reason})"
+            click.echo(line)
+        if not reports:
+            click.echo("nothing pending")
+    if _print_candidates(reports):
+        raise click.ClickException("memory could not be written; the MEMORY_CANDIDATES above were not saved "
+                                   "(save them later with `rlm-mem import --format candidates FILE`)")
 
-        store = env.store
-        reports = []
-        if transcripts:
-            for path in transcripts:
-                if not Path(path).is_file():
-                    raise click.ClickException(f"no transcript at {path}")
-                reports.append(capture.capture_transcript(store, path, final=True))
-        else:  # hooks see the worker by its lock on state/.ingest.lock (capture.ingest holds it while it works)
-            reports = capture.ingest(store, wait=not background)
+
+@click.group(invoke_without_command=True)
+@click.pass_context
+def hud(ctx):
+    """Print the LiveHud; `hud set NAME N`, `hud mode NAME`, `hud reset` change its sliders."""
+    if ctx.invoked_subcommand is None:
+        env = ctx.find_object(type(ctx.obj))
+        click.echo(_render_hud(env))
+
+@hud.command(name="set")
+@click.argument("name")
+@click.argument("value")
+@pass_env
+def hud_set(env, name, value):
+    """Set a slider, e.g. `rlm-mem hud set Humor 70`."""
+
+    state = hudlib.load_hud_state(env.root)
+    try:
+        hudlib.set_slider(state, name, value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+    hudlib.save_hud_state(env.root, state)
+    click.echo(_render_hud(env))
+
+@hud.command(name="mode")
+@click.argument("name", type=click.Choice(["Base", "Research", "Creative", "Technical", "Concise"],
+                                          case_sensitive=False))
+@pass_env
+def hud_mode(env, name):
+    """Switch to a mode: Base, Research, Creative, Technical, Concise."""
+
+    state = hudlib.apply_mode(hudlib.load_hud_state(env.root), name)
+    hudlib.save_hud_state(env.root, state)
+    click.echo(_render_hud(env))
+
+@hud.command(name="reset")
+@pass_env
+def hud_reset(env):
+    """Put every slider back to its default."""
+
+    hudlib.save_hud_state(env.root, hudlib.reset(hudlib.load_hud_state(env.root)))
+    click.echo(_render_hud(env))
+
+@click.command()
+@pass_env
+def statusline(env):
+    """One-line HUD for Claude Code's status line (reads the status JSON on stdin when given)."""
+    payload = {}
+    if sys.stdin is not None and not sys.stdin.isatty():
         try:
-            from brain.index import access
-            from brain.session.brief import refresh_briefs
+            payload = json.loads(sys.stdin.read(1_000_000) or "{}")
+        except ValueError:
+            payload = {}
+    brief = _brief(env, payload.get("cwd") if isinstance(payload, dict) else None)
+    click.echo(render_statusline(load_hud_state(env.root), brief.get("loaded", 0), pending_count(env.root),
+                                 brief.get("intent") or brief.get("past") or "Fresh session"))
 
-            if access.pending_lines(store.root) > access.FOLD_THRESHOLD:
-                store.fold_access()
-            if any(r.created for r in reports):
-                refresh_briefs(store.root)  # the next session start finds its brief ready
-        except Exception:  # housekeeping; capture already succeeded
-            pass
-        if background:
-            return
-        if as_json:
-            emit_json([r.to_dict() for r in reports])
-        else:
-            for r in reports:
-                line = f"{r.session_id}: {r.turns} turns, {r.memories} memories, {r.created} new chunks"
-                if r.skipped_reason:
-                    line += f" (not saved: {r.skipped_reason})"
-                click.echo(line)
-            if not reports:
-                click.echo("nothing pending")
-        if _print_candidates(reports):
-            raise click.ClickException("memory could not be written; the MEMORY_CANDIDATES above were not saved "
-                                       "(save them later with `rlm-mem import --format candidates FILE`)")
+@click.command()
+@json_option
+@pass_env
+def where(env, as_json):
+    """Say which memory folder is in use and why."""
+    if as_json:
+        emit_json({"root": str(env.root), "reason": env.reason, "exists": Path(env.root).is_dir()})
+    else:
+        click.echo(f"{env.root}\n  because: {env.reason}" +
+                   ("" if Path(env.root).is_dir() else "\n  (not created yet: the first memory creates it)"))
 
-    @cli.group(invoke_without_command=True)
-    @click.pass_context
-    def hud(ctx):
-        """Print the LiveHud; `hud set NAME N`, `hud mode NAME`, `hud reset` change its sliders."""
-        if ctx.invoked_subcommand is None:
-            env = ctx.find_object(type(ctx.obj))
-            click.echo(_render_hud(env))
+@click.command()
+@click.option("--project", "project_dir", type=click.Path(file_okay=False), help="Install into DIR/.claude/.")
+@click.option("--user", is_flag=True, help="Install into ~/.claude/ (every project).")
+@click.option("--memory-in-project", is_flag=True,
+              help="Keep this project's memory in the repository (DIR/.rlm-mem/) so the team shares it.")
+def install(project_dir, user, memory_in_project):
+    """Wire rlm-mem's hooks into Claude Code's settings.json and make the skill visible.
 
-    @hud.command(name="set")
-    @click.argument("name")
-    @click.argument("value")
-    @pass_env
-    def hud_set(env, name, value):
-        """Set a slider, e.g. `rlm-mem hud set Humor 70`."""
-        from brain.hud import state as hudlib
+    Keeps every other setting and hook, writes a backup first, and adds nothing on a second run.
+    """
+    settings, skills, project = _settings_target(project_dir, user)
+    if memory_in_project and project is None:
+        raise click.UsageError("--memory-in-project needs --project DIR")
+    report = do_install(settings, BUNDLE_ROOT, skills_dir=skills,
+                        memory_dir=(project / ".rlm-mem") if memory_in_project else None)
+    click.echo(report.summary())
 
-        state = hudlib.load_hud_state(env.root)
-        try:
-            hudlib.set_slider(state, name, value)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc)) from None
-        hudlib.save_hud_state(env.root, state)
-        click.echo(_render_hud(env))
+@click.command()
+@click.option("--project", "project_dir", type=click.Path(file_okay=False))
+@click.option("--user", is_flag=True)
+def uninstall(project_dir, user):
+    """Remove exactly what `install` added (hooks, skill link, memory-folder setting)."""
 
-    @hud.command(name="mode")
-    @click.argument("name", type=click.Choice(["Base", "Research", "Creative", "Technical", "Concise"],
-                                              case_sensitive=False))
-    @pass_env
-    def hud_mode(env, name):
-        """Switch to a mode: Base, Research, Creative, Technical, Concise."""
-        from brain.hud import state as hudlib
+    settings, _, _ = _settings_target(project_dir, user)
+    click.echo(do_uninstall(settings, BUNDLE_ROOT).summary())
 
-        state = hudlib.apply_mode(hudlib.load_hud_state(env.root), name)
-        hudlib.save_hud_state(env.root, state)
-        click.echo(_render_hud(env))
+@click.command()
+@click.argument("project_dir", type=click.Path(file_okay=False), default=".")
+def disable(project_dir):
+    """Switch memory off for a project (no capture, nothing injected)."""
+    _switch(project_dir, False)
 
-    @hud.command(name="reset")
-    @pass_env
-    def hud_reset(env):
-        """Put every slider back to its default."""
-        from brain.hud import state as hudlib
-
-        hudlib.save_hud_state(env.root, hudlib.reset(hudlib.load_hud_state(env.root)))
-        click.echo(_render_hud(env))
-
-    @cli.command()
-    @pass_env
-    def statusline(env):
-        """One-line HUD for Claude Code's status line (reads the status JSON on stdin when given)."""
-        from brain.capture.queue import pending_count
-        from brain.hud.render import render_statusline
-        from brain.hud.state import load_hud_state
-
-        payload = {}
-        if sys.stdin is not None and not sys.stdin.isatty():
-            try:
-                payload = json.loads(sys.stdin.read(1_000_000) or "{}")
-            except ValueError:
-                payload = {}
-        brief = _brief(env, payload.get("cwd") if isinstance(payload, dict) else None)
-        click.echo(render_statusline(load_hud_state(env.root), brief.get("loaded", 0), pending_count(env.root),
-                                     brief.get("intent") or brief.get("past") or "Fresh session"))
-
-    @cli.command()
-    @json_option
-    @pass_env
-    def where(env, as_json):
-        """Say which memory folder is in use and why."""
-        if as_json:
-            emit_json({"root": str(env.root), "reason": env.reason, "exists": Path(env.root).is_dir()})
-        else:
-            click.echo(f"{env.root}\n  because: {env.reason}" +
-                       ("" if Path(env.root).is_dir() else "\n  (not created yet: the first memory creates it)"))
-
-    @cli.command()
-    @click.option("--project", "project_dir", type=click.Path(file_okay=False), help="Install into DIR/.claude/.")
-    @click.option("--user", is_flag=True, help="Install into ~/.claude/ (every project).")
-    @click.option("--memory-in-project", is_flag=True,
-                  help="Keep this project's memory in the repository (DIR/.rlm-mem/) so the team shares it.")
-    def install(project_dir, user, memory_in_project):
-        """Wire rlm-mem's hooks into Claude Code's settings.json and make the skill visible.
-
-        Keeps every other setting and hook, writes a backup first, and adds nothing on a second run.
-        """
-        from brain.setup.install import install as do_install
-
-        settings, skills, project = _settings_target(project_dir, user)
-        if memory_in_project and project is None:
-            raise click.UsageError("--memory-in-project needs --project DIR")
-        report = do_install(settings, BUNDLE_ROOT, skills_dir=skills,
-                            memory_dir=(project / ".rlm-mem") if memory_in_project else None)
-        click.echo(report.summary())
-
-    @cli.command()
-    @click.option("--project", "project_dir", type=click.Path(file_okay=False))
-    @click.option("--user", is_flag=True)
-    def uninstall(project_dir, user):
-        """Remove exactly what `install` added (hooks, skill link, memory-folder setting)."""
-        from brain.setup.install import uninstall as do_uninstall
-
-        settings, _, _ = _settings_target(project_dir, user)
-        click.echo(do_uninstall(settings, BUNDLE_ROOT).summary())
-
-    @cli.command()
-    @click.argument("project_dir", type=click.Path(file_okay=False), default=".")
-    def disable(project_dir):
-        """Switch memory off for a project (no capture, nothing injected)."""
-        _switch(project_dir, False)
-
-    @cli.command()
-    @click.argument("project_dir", type=click.Path(file_okay=False), default=".")
-    def enable(project_dir):
-        """Switch memory back on for a project."""
-        _switch(project_dir, True)
+@click.command()
+@click.argument("project_dir", type=click.Path(file_okay=False), default=".")
+def enable(project_dir):
+    """Switch memory back on for a project."""
+    _switch(project_dir, True)
 
 
 def _switch(project_dir, enabled: bool):
-    from brain.context.project import project_id, set_memory_enabled
-
     info = project_id(project_dir)
     if info.root is None:
         raise click.ClickException(f"{project_dir} is not a folder")
@@ -210,9 +196,6 @@ def _switch(project_dir, enabled: bool):
 
 
 def _brief(env, cwd=None) -> dict:
-    from brain.context.project import project_id
-    from brain.session.brief import current_brief
-
     if not (Path(env.root) / "index").is_dir():
         return {}
     try:
@@ -222,8 +205,6 @@ def _brief(env, cwd=None) -> dict:
 
 
 def _render_hud(env) -> str:
-    from brain.session.brief import hud_text
-
     class _NoSession:
         transcript_path = ""
 

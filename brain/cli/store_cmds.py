@@ -1,14 +1,14 @@
 """Store commands: remember, get, update, forget, restore, list, link, reindex, stats."""
-import os
 import sys
 
 import click
 
+from brain.cli.common import emit_json, json_option, pass_env, progress_bar
+from brain.recall.depth import DEPTHS, render, summary_line
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES
-from brain.recall.depth import DEPTHS
-
-from brain.cli.main import emit_json, json_option, pass_env
+from brain.store.lifecycle import remember_memory
+from brain.util.timestamps import normalize_timestamp
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
 SENSITIVITY_CHOICE = click.Choice(sensitivity.LEVELS)
@@ -20,16 +20,12 @@ def too_sensitive(chunk) -> bool:
 
 
 def chunk_line(chunk) -> str:
-    from brain.recall.depth import summary_line
-
     d = chunk.to_dict()
     flags = "".join([" 📌" if chunk.pinned else "", f" [{chunk.status}]" if chunk.status != "active" else ""])
     return f"{chunk.id}  {chunk.created[:10]}  {chunk.type:<10} {summary_line(d, 70)}{flags}"
 
 
 def show_chunk(chunk, depth: str) -> str:
-    from brain.recall.depth import render
-
     d = chunk.to_dict()
     if depth == "complete":
         return render(d, depth)
@@ -63,190 +59,184 @@ def parse_confidence(value):
     return value
 
 
-def register(cli):
-    @cli.command()
-    @click.argument("content", required=False)
-    @click.option("--type", "chunk_type", type=TYPE_CHOICE, help="Memory type (detected from the words if omitted).")
-    @click.option("--tags", default="", help="Comma-separated tags, e.g. db,staging.")
-    @click.option("--conversation", default=None, help="Conversation id to file it under.")
-    @click.option("--confidence", type=float, default=0.9, show_default=True, help="0 to 1.")
-    @click.option("--supersedes", "supersedes", multiple=True, help="Id of a memory this one replaces.")
-    @click.option("--pin", is_flag=True, help="Pin it: always shown at session start, never decays.")
-    @click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None,
-                  help="public, low (default), medium, high, hyper; hooks never inject above medium.")
-    @json_option
-    @pass_env
-    def remember(env, content, chunk_type, tags, conversation, confidence, supersedes, pin, sensitivity, as_json):
-        """Store a memory (argument or stdin); prints the new ids.
+@click.command()
+@click.argument("content", required=False)
+@click.option("--type", "chunk_type", type=TYPE_CHOICE, help="Memory type (detected from the words if omitted).")
+@click.option("--tags", default="", help="Comma-separated tags, e.g. db,staging.")
+@click.option("--conversation", default=None, help="Conversation id to file it under.")
+@click.option("--confidence", type=float, default=0.9, show_default=True, help="0 to 1.")
+@click.option("--supersedes", "supersedes", multiple=True, help="Id of a memory this one replaces.")
+@click.option("--pin", is_flag=True, help="Pin it: always shown at session start, never decays.")
+@click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None,
+              help="public, low (default), medium, high, hyper; hooks never inject above medium.")
+@json_option
+@pass_env
+def remember(env, content, chunk_type, tags, conversation, confidence, supersedes, pin, sensitivity, as_json):
+    """Store a memory (argument or stdin); prints the new ids.
 
-        Long text is split into chunks of at most 800 tokens.
+    Long text is split into chunks of at most 800 tokens.
 
-        \b
-        Example: rlm-mem remember "The staging database listens on port 5433" --tags db
-        """
-        content = read_content(content)
-        parse_confidence(confidence)
-        from brain.store.lifecycle import remember_memory
+    \b
+    Example: rlm-mem remember "The staging database listens on port 5433" --tags db
+    """
+    content = read_content(content)
+    parse_confidence(confidence)
 
-        from brain.context.project import project_id
 
-        project = project_id(os.getcwd())
-        chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
-                                 confidence=confidence, supersedes=list(supersedes), pinned=pin, project=project.id,
-                                 extra_metadata={"project_name": project.name, "sensitivity": sensitivity})
-        if as_json:
-            emit_json([c.to_dict() for c in chunks])
-        else:
-            for c in chunks:
-                click.echo(c.id)
-
-    @cli.command()
-    @click.argument("chunk_id")
-    @click.option("--depth", type=click.Choice(DEPTHS), default="full", show_default=True,
-                  help="summary (~20 tokens), outcome, full, or complete (every field).")
-    @click.option("--archived", is_flag=True, help="Also look in the archive.")
-    @click.option("--sensitive", is_flag=True, help="Show it even if marked high or hyper sensitivity.")
-    @json_option
-    @pass_env
-    def get(env, chunk_id, depth, archived, sensitive, as_json):
-        """Show one memory (full id, or the 8-hex tail shown in recalled context).
-
-        Example: rlm-mem get chunk-2026-02-10-a1b2c3d4 --depth full
-        """
-        chunk_id = env.store.resolve_id(chunk_id)
-        chunk = env.store.get_chunk(chunk_id, include_archived=archived, track=False)
-        if chunk is None:
-            hint = "" if archived else "; add --archived to look in the archive"
-            raise click.ClickException(f"no chunk {chunk_id} in {env.root}{hint}")
-        if too_sensitive(chunk) and not sensitive:
-            raise click.ClickException(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity; "
-                                       "add --sensitive to show it")
-        chunk = env.store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
-        if as_json:
-            emit_json(chunk.to_dict())
-        else:
-            click.echo(show_chunk(chunk, depth))
-
-    @cli.command()
-    @click.argument("chunk_id")
-    @click.option("--content", default=None, help="New content ('-' reads stdin).")
-    @click.option("--type", "chunk_type", type=TYPE_CHOICE)
-    @click.option("--tags", default=None, help="Replace the tags (comma-separated).")
-    @click.option("--confidence", type=float, default=None)
-    @click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None)
-    @click.option("--reason", default=None, help="Why (kept in the audit log).")
-    @json_option
-    @pass_env
-    def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, reason, as_json):
-        """Change a memory's content, type, tags or confidence."""
-        changes = {}
-        if content is not None:
-            changes["content"] = read_content(content)
-        if chunk_type:
-            changes["chunk_type"] = chunk_type
-        if tags is not None:
-            changes["tags"] = tags
-        if confidence is not None:
-            changes["confidence"] = parse_confidence(confidence)
-        if sensitivity:
-            changes["sensitivity"] = sensitivity
-        if not changes:
-            raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence or --sensitivity")
-        chunk = env.store.update_chunk(chunk_id, reason=reason, **changes)
-        emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
-
-    @cli.command()
-    @click.argument("chunk_id")
-    @click.option("--permanent", is_flag=True, help="Remove the file and every link to it (cannot be undone).")
-    @click.option("--reason", default=None, help="Why (kept in the audit log).")
-    @pass_env
-    def forget(env, chunk_id, permanent, reason):
-        """Archive a memory (restore brings it back), or delete it with --permanent."""
-        if not env.store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
-            raise click.ClickException(f"no chunk {chunk_id} in {env.root}")
-        click.echo(f"{'deleted' if permanent else 'archived'} {chunk_id}")
-
-    @cli.command()
-    @click.argument("chunk_id")
-    @pass_env
-    def restore(env, chunk_id):
-        """Bring an archived memory back."""
-        chunk = env.store.restore_chunk(chunk_id)
-        click.echo(f"restored {chunk.id}")
-
-    @cli.command(name="list")
-    @click.option("--conversation", default=None)
-    @click.option("--tags", default=None, help="Only chunks carrying all these tags (comma-separated).")
-    @click.option("--type", "chunk_type", type=TYPE_CHOICE)
-    @click.option("--since", default=None, help="ISO date or time, e.g. 2026-02-01.")
-    @click.option("--until", default=None, help="ISO date or time (a date includes that whole day).")
-    @click.option("--project", default=None, help="Project id.")
-    @click.option("--kind", default=None, help="memory, turn, correction, decision, session, ...")
-    @click.option("--archived", is_flag=True, help="List the archive instead.")
-    @click.option("--sensitive", is_flag=True, help="Include chunks marked high or hyper sensitivity.")
-    @click.option("--limit", type=click.IntRange(min=1), default=None)
-    @json_option
-    @pass_env
-    def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, archived, sensitive, limit,
-                 as_json):
-        """List memories, oldest first.  Example: rlm-mem list --type decision --since 2026-02-01"""
-        for name, value in (("--since", since), ("--until", until)):
-            if value:
-                from brain.util.timestamps import normalize_timestamp
-
-                try:
-                    normalize_timestamp(value)
-                except ValueError:
-                    raise click.BadParameter(f"{value!r} is not an ISO date or time", param_hint=name) from None
-        chunks = env.store.list_chunks(conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since,
-                                       until=until, project=project, kind=kind, archived=archived)
-        hidden = 0 if sensitive else sum(1 for c in chunks if too_sensitive(c))
-        if hidden:
-            chunks = [c for c in chunks if not too_sensitive(c)]
-        chunks = chunks[:limit] if limit else chunks
-        if hidden and not as_json:
-            click.echo(f"({hidden} sensitive chunks hidden; add --sensitive to show them)", err=True)
-        if as_json:
-            emit_json([c.to_dict() for c in chunks])
-            return
-        if not chunks:
-            click.echo("no memories match", err=True)
+    project = env.project
+    chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
+                             confidence=confidence, supersedes=list(supersedes), pinned=pin, project=project.id,
+                             extra_metadata={"project_name": project.name, "sensitivity": sensitivity})
+    if as_json:
+        emit_json([c.to_dict() for c in chunks])
+    else:
         for c in chunks:
-            click.echo(chunk_line(c))
+            click.echo(c.id)
 
-    @cli.command()
-    @click.argument("source_id")
-    @click.argument("target_id")
-    @click.option("--type", "link_type", type=click.Choice(["supports", "contradicts"]), required=True)
-    @click.option("--remove", is_flag=True, help="Remove the link instead.")
-    @pass_env
-    def link(env, source_id, target_id, link_type, remove):
-        """Record that one memory supports or contradicts another."""
-        env.store.link_chunks(source_id, target_id, link_type, remove=remove)
-        click.echo(f"{'unlinked' if remove else 'linked'} {source_id} {link_type} {target_id}")
+@click.command()
+@click.argument("chunk_id")
+@click.option("--depth", type=click.Choice(DEPTHS), default="full", show_default=True,
+              help="summary (~20 tokens), outcome, full, or complete (every field).")
+@click.option("--archived", is_flag=True, help="Also look in the archive.")
+@click.option("--sensitive", is_flag=True, help="Show it even if marked high or hyper sensitivity.")
+@json_option
+@pass_env
+def get(env, chunk_id, depth, archived, sensitive, as_json):
+    """Show one memory (full id, or the 8-hex tail shown in recalled context).
 
-    @cli.command()
-    @pass_env
-    def reindex(env):
-        """Rebuild every index (JSON indexes, search index, access counts) from the chunk files."""
-        from brain.cli.interop_cmds import progress_bar
+    Example: rlm-mem get chunk-2026-02-10-a1b2c3d4 --depth full
+    """
+    chunk_id = env.store.resolve_id(chunk_id)
+    chunk = env.store.get_chunk(chunk_id, include_archived=archived, track=False)
+    if chunk is None:
+        hint = "" if archived else "; add --archived to look in the archive"
+        raise click.ClickException(f"no chunk {chunk_id} in {env.root}{hint}")
+    if too_sensitive(chunk) and not sensitive:
+        raise click.ClickException(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity; "
+                                   "add --sensitive to show it")
+    chunk = env.store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
+    if as_json:
+        emit_json(chunk.to_dict())
+    else:
+        click.echo(show_chunk(chunk, depth))
 
-        with progress_bar("reindexing") as progress:
-            result = env.store.reindex(progress=progress)
-        click.echo(f"reindexed {result['chunks']} chunks" +
-                   (f" ({result['skipped']} unreadable files skipped; run `rlm-mem doctor`)" if result["skipped"] else ""))
+@click.command()
+@click.argument("chunk_id")
+@click.option("--content", default=None, help="New content ('-' reads stdin).")
+@click.option("--type", "chunk_type", type=TYPE_CHOICE)
+@click.option("--tags", default=None, help="Replace the tags (comma-separated).")
+@click.option("--confidence", type=float, default=None)
+@click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None)
+@click.option("--reason", default=None, help="Why (kept in the audit log).")
+@json_option
+@pass_env
+def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, reason, as_json):
+    """Change a memory's content, type, tags or confidence."""
+    changes = {}
+    if content is not None:
+        changes["content"] = read_content(content)
+    if chunk_type:
+        changes["chunk_type"] = chunk_type
+    if tags is not None:
+        changes["tags"] = tags
+    if confidence is not None:
+        changes["confidence"] = parse_confidence(confidence)
+    if sensitivity:
+        changes["sensitivity"] = sensitivity
+    if not changes:
+        raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence or --sensitivity")
+    chunk = env.store.update_chunk(chunk_id, reason=reason, **changes)
+    emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
 
-    @cli.command()
-    @json_option
-    @pass_env
-    def stats(env, as_json):
-        """Counts by type and kind, archive size, disk use."""
-        s = env.store.stats()
-        if as_json:
-            emit_json(s)
-            return
-        click.echo(f"memory root: {s['root']}")
-        click.echo(f"chunks: {s['chunks']} ({s['tokens']} tokens), archived: {s['archived']}")
-        click.echo("by type: " + ", ".join(f"{k} {v}" for k, v in s["by_type"].items()))
-        click.echo("by kind: " + ", ".join(f"{k} {v}" for k, v in s["by_kind"].items()))
-        click.echo(f"disk: {s['bytes_on_disk']:,} bytes")
+@click.command()
+@click.argument("chunk_id")
+@click.option("--permanent", is_flag=True, help="Remove the file and every link to it (cannot be undone).")
+@click.option("--reason", default=None, help="Why (kept in the audit log).")
+@pass_env
+def forget(env, chunk_id, permanent, reason):
+    """Archive a memory (restore brings it back), or delete it with --permanent."""
+    if not env.store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
+        raise click.ClickException(f"no chunk {chunk_id} in {env.root}")
+    click.echo(f"{'deleted' if permanent else 'archived'} {chunk_id}")
+
+@click.command()
+@click.argument("chunk_id")
+@pass_env
+def restore(env, chunk_id):
+    """Bring an archived memory back."""
+    chunk = env.store.restore_chunk(chunk_id)
+    click.echo(f"restored {chunk.id}")
+
+@click.command(name="list")
+@click.option("--conversation", default=None)
+@click.option("--tags", default=None, help="Only chunks carrying all these tags (comma-separated).")
+@click.option("--type", "chunk_type", type=TYPE_CHOICE)
+@click.option("--since", default=None, help="ISO date or time, e.g. 2026-02-01.")
+@click.option("--until", default=None, help="ISO date or time (a date includes that whole day).")
+@click.option("--project", default=None, help="Project id.")
+@click.option("--kind", default=None, help="memory, turn, correction, decision, session, ...")
+@click.option("--archived", is_flag=True, help="List the archive instead.")
+@click.option("--sensitive", is_flag=True, help="Include chunks marked high or hyper sensitivity.")
+@click.option("--limit", type=click.IntRange(min=1), default=None)
+@json_option
+@pass_env
+def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, archived, sensitive, limit,
+             as_json):
+    """List memories, oldest first.  Example: rlm-mem list --type decision --since 2026-02-01"""
+    for name, value in (("--since", since), ("--until", until)):
+        if value:
+            try:
+                normalize_timestamp(value)
+            except ValueError:
+                raise click.BadParameter(f"{value!r} is not an ISO date or time", param_hint=name) from None
+    chunks = env.store.list_chunks(conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since,
+                                   until=until, project=project, kind=kind, archived=archived)
+    hidden = 0 if sensitive else sum(1 for c in chunks if too_sensitive(c))
+    if hidden:
+        chunks = [c for c in chunks if not too_sensitive(c)]
+    chunks = chunks[:limit] if limit else chunks
+    if hidden and not as_json:
+        click.echo(f"({hidden} sensitive chunks hidden; add --sensitive to show them)", err=True)
+    if as_json:
+        emit_json([c.to_dict() for c in chunks])
+        return
+    if not chunks:
+        click.echo("no memories match", err=True)
+    for c in chunks:
+        click.echo(chunk_line(c))
+
+@click.command()
+@click.argument("source_id")
+@click.argument("target_id")
+@click.option("--type", "link_type", type=click.Choice(["supports", "contradicts"]), required=True)
+@click.option("--remove", is_flag=True, help="Remove the link instead.")
+@pass_env
+def link(env, source_id, target_id, link_type, remove):
+    """Record that one memory supports or contradicts another."""
+    env.store.link_chunks(source_id, target_id, link_type, remove=remove)
+    click.echo(f"{'unlinked' if remove else 'linked'} {source_id} {link_type} {target_id}")
+
+@click.command()
+@pass_env
+def reindex(env):
+    """Rebuild every index (JSON indexes, search index, access counts) from the chunk files."""
+
+    with progress_bar("reindexing") as progress:
+        result = env.store.reindex(progress=progress)
+    click.echo(f"reindexed {result['chunks']} chunks" +
+               (f" ({result['skipped']} unreadable files skipped; run `rlm-mem doctor`)" if result["skipped"] else ""))
+
+@click.command()
+@json_option
+@pass_env
+def stats(env, as_json):
+    """Counts by type and kind, archive size, disk use."""
+    s = env.store.stats()
+    if as_json:
+        emit_json(s)
+        return
+    click.echo(f"memory root: {s['root']}")
+    click.echo(f"chunks: {s['chunks']} ({s['tokens']} tokens), archived: {s['archived']}")
+    click.echo("by type: " + ", ".join(f"{k} {v}" for k, v in s["by_type"].items()))
+    click.echo("by kind: " + ", ".join(f"{k} {v}" for k, v in s["by_kind"].items()))
+    click.echo(f"disk: {s['bytes_on_disk']:,} bytes")

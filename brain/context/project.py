@@ -4,8 +4,9 @@ subprocess, a handful of stat calls.
 Project identity, first match wins (`ProjectInfo.source` says which):
 1. "override": the `override` argument;
 2. "env": the environment variable `RLM_MEM_PROJECT`;
-3. "config": `{"project": "<name>"}` in `.rlm-mem.json` at the project root (the git working-tree top, or the
-   folder itself outside git) — commit it so every clone and machine shares one identity;
+3. "config": `{"project": "<name>"}` in `.rlm-mem.json` at the project root (the git working-tree top; outside
+   git the nearest folder up to the home folder that holds one, else the folder itself) — commit it so every clone
+   and machine shares one identity;
 4. "git": the repository. Walking up from `cwd` finds `.git` (a folder, or a `gitdir: ...` file for worktrees and
    submodules); a worktree's `commondir` leads back to the main repository, so every worktree and subfolder of
    one repository gets the same id: `<name>-<hash>`, the hash being of the resolved common git dir's path;
@@ -19,8 +20,8 @@ import os
 from collections import namedtuple
 
 from brain.util import fastjson
-from brain.util.fasthash import sha256
 from brain.util.errors import RlmMemError
+from brain.util.fasthash import sha256
 
 CONFIG_NAME = ".rlm-mem.json"
 ENV_PROJECT = "RLM_MEM_PROJECT"
@@ -130,46 +131,79 @@ def read_config(root) -> dict:
     return value
 
 
-def project_id(cwd, override: str | None = None) -> ProjectInfo:
-    """Identify the project of `cwd` (see the module docstring for the order of precedence)."""
+# Where a folder sits: `start` (resolved), `root` (the git working-tree top; outside git the nearest folder up to
+# the home folder holding a .rlm-mem.json, else `start` itself; None when `start` does not exist) and `common`
+# (the git common dir, None outside git).
+Place = namedtuple("Place", "start root common")
+
+
+def locate(cwd) -> Place:
+    """One walk up from `cwd`: the project root and the git repository it belongs to."""
     start = os.path.realpath(os.path.abspath(os.fspath(cwd) if cwd else os.getcwd()))
     git = find_git(start)
     if git:
-        root, common = git
-        name, hashed, source = _repo_name(common, root), common, "git"
-    else:
-        root = start if os.path.isdir(start) else None
-        name, hashed, source = os.path.basename(start) or start, start, "cwd"
+        return Place(start, git[0], git[1])
+    home, folder = os.path.expanduser("~"), start
+    while os.path.isdir(folder):
+        if os.path.isfile(os.path.join(folder, CONFIG_NAME)):
+            return Place(start, folder, None)
+        parent = os.path.dirname(folder)
+        if folder == home or parent == folder:
+            break
+        folder = parent
+    return Place(start, start if os.path.isdir(start) else None, None)
 
+
+def load_config(root) -> tuple:
+    """(the project's config, whether it is unreadable). An unreadable file counts as {} here; `switched_off`
+    treats it as "off", since it may be a person's attempt to switch memory off."""
+    try:
+        return read_config(root), False
+    except ProjectConfigError:
+        return {}, True
+
+
+def identify(place: Place, config: dict, override: str | None = None, env=None) -> ProjectInfo:
+    """The project's identity (see the module docstring for the order of precedence)."""
+    env = os.environ if env is None else env
+    if place.common:
+        name, hashed, source = _repo_name(place.common, place.root), place.common, "git"
+    else:
+        name, hashed, source = os.path.basename(place.root or place.start) or place.start, place.root or place.start, "cwd"
     explicit = (override or "").strip()
     if explicit:
-        return ProjectInfo(slug(explicit), explicit, root, "override")
-    explicit = os.environ.get(ENV_PROJECT, "").strip()
+        return ProjectInfo(slug(explicit), explicit, place.root, "override")
+    explicit = env.get(ENV_PROJECT, "").strip()
     if explicit:
-        return ProjectInfo(slug(explicit), explicit, root, "env")
-    try:
-        configured = read_config(root).get("project")
-    except ProjectConfigError:
-        configured = None  # identity falls back to git; memory_disabled() treats the file as "off"
+        return ProjectInfo(slug(explicit), explicit, place.root, "env")
+    configured = config.get("project")
     if isinstance(configured, str) and configured.strip():
-        return ProjectInfo(slug(configured), configured.strip(), root, "config")
-    return ProjectInfo(f"{slug(name)}-{_short_hash(hashed)}", name, root, source)
+        return ProjectInfo(slug(configured), configured.strip(), place.root, "config")
+    return ProjectInfo(f"{slug(name)}-{_short_hash(hashed)}", name, place.root, source)
+
+
+def switched_off(config: dict, unreadable: bool, env=None) -> bool:
+    """True if memory is off: RLM_MEM_DISABLE in the environment, `"enabled": false`, or an unreadable config."""
+    env = os.environ if env is None else env
+    if env.get(ENV_DISABLE, "").strip().lower() in _TRUE:
+        return True
+    return unreadable or config.get("enabled", True) is False
+
+
+def project_id(cwd, override: str | None = None) -> ProjectInfo:
+    """Identify the project of `cwd` (see the module docstring for the order of precedence)."""
+    place = locate(cwd)
+    return identify(place, load_config(place.root)[0], override)
 
 
 def memory_disabled(project_root) -> bool:
-    """True if memory is switched off for this project (env RLM_MEM_DISABLE, or `"enabled": false` in config)."""
-    if os.environ.get(ENV_DISABLE, "").strip().lower() in _TRUE:
-        return True
-    try:
-        config = read_config(project_root)
-    except ProjectConfigError:
-        return True  # fail closed: an unreadable switch may have been meant as "off"
-    return config.get("enabled", True) is False
+    """True if memory is switched off for the project at `project_root` (None: only the environment decides)."""
+    return switched_off(*load_config(project_root))
 
 
 def set_memory_enabled(project_root, enabled: bool) -> str:
     """Write the off switch into `<project_root>/.rlm-mem.json`, keeping its other keys. Returns the file's path."""
-    from brain.util.files import atomic_write_json  # lazy: only this writer needs it
+    from brain.util.files import atomic_write_json  # only this writer needs it; hooks load this module
 
     config = read_config(project_root)  # refuses to overwrite a file it cannot parse
     config["enabled"] = bool(enabled)

@@ -29,11 +29,11 @@ from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 
+from brain.garden.schedule import garden_due, read_state, state_path  # noqa: F401  (garden.garden_due: CLI, tests)
 from brain.index import access, search_index
 from brain.store.audit import audit
-from brain.garden.schedule import garden_due, read_state, state_path  # noqa: F401  (garden.garden_due: CLI, tests)
-from brain.store.sensitivity import most_private
 from brain.store.salience import ARCHIVE_BELOW, idle_days, importance_of, salience, state_of
+from brain.store.sensitivity import most_private
 from brain.util.text import STOPWORDS, sentences
 
 RECORD_KINDS = ("turn", "session")

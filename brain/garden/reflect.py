@@ -75,8 +75,8 @@ def _cross_project(rows: list) -> list:
 
 
 def _gardening(root) -> dict:
-    from brain.store.audit import read_audit
     from brain.garden.garden import read_state
+    from brain.store.audit import read_audit
 
     runs = [e.get("details") or {} for e in read_audit(root, action="garden")]
     applied = [d for d in runs if d.get("run")]

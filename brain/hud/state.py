@@ -6,7 +6,7 @@ The command regexes compile on first use: rendering the HUD at every session sta
 import math
 import os
 
-from brain.hud.sliders import CUSTOM_MODE, DEFAULTS, MODES, SLIDERS, Slider, mode_values, slider_for
+from brain.hud.sliders import CUSTOM_MODE, DEFAULTS, MODES, SLIDERS, mode_values, slider_for
 from brain.util import fastjson
 from brain.util.files import atomic_write_json
 

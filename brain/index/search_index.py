@@ -7,10 +7,10 @@ WAL mode: readers never wait for writers.
 """
 import os
 
+from brain.index.fingerprint import month_fingerprint
 from brain.util import fastjson
-from brain.util.sqlite import sqlite3
 from brain.util.fasthash import sha1
-from brain.context.location import month_fingerprint  # noqa: F401  (re-exported: store.py and doctor use it from here)
+from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
 SCHEMA_VERSION = "4"  # 4: when_note/when_spans (relative dates resolved at write time)

@@ -7,8 +7,18 @@ are not links (notes written straight into MEMORY.md) become memories of their o
 import re
 from pathlib import Path
 
-from brain.interop.records import (Record, SourceError, as_tags, file_time, jsonable, md_files, read_text,
-                                   split_frontmatter, timestamp, with_title)
+from brain.interop.records import (
+    Record,
+    SourceError,
+    as_tags,
+    file_time,
+    jsonable,
+    md_files,
+    read_text,
+    split_frontmatter,
+    timestamp,
+    with_title,
+)
 
 FORMAT = "claude-memory"
 INDEX = "MEMORY.md"

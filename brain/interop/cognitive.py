@@ -6,8 +6,19 @@ metadata.extra.relations. Derived files (CORE.md, REFLECTION.md, _index.json, _s
 """
 from pathlib import Path
 
-from brain.interop.records import (LinkRequest, Record, SourceError, as_tags, jsonable, md_files, number, read_text,
-                                   split_frontmatter, timestamp, with_title)
+from brain.interop.records import (
+    LinkRequest,
+    Record,
+    SourceError,
+    as_tags,
+    jsonable,
+    md_files,
+    number,
+    read_text,
+    split_frontmatter,
+    timestamp,
+    with_title,
+)
 
 FORMAT = "cognitive"
 TYPES = {

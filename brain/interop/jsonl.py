@@ -8,8 +8,8 @@ skipped; the others are imported.
 import json
 from pathlib import Path
 
-from brain.store.chunk import LINK_TYPES, EXTRA_LINK_TYPES, is_chunk_id
 from brain.interop.records import Issue, Record, jsonable, timestamp
+from brain.store.chunk import EXTRA_LINK_TYPES, LINK_TYPES, is_chunk_id
 
 FORMAT = "jsonl"
 EXPORT_NAME = "memories.jsonl"

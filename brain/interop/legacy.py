@@ -13,8 +13,17 @@
 import re
 from pathlib import Path
 
-from brain.interop.records import (LinkRequest, Record, SourceError, as_tags, file_time, md_files, read_text,
-                                   timestamp, with_title)
+from brain.interop.records import (
+    LinkRequest,
+    Record,
+    SourceError,
+    as_tags,
+    file_time,
+    md_files,
+    read_text,
+    timestamp,
+    with_title,
+)
 
 FORMAT = "legacy"
 CATEGORIES = ("past", "present", "future")

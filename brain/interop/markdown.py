@@ -17,9 +17,9 @@ without `id`/`metadata` (written by hand) is imported as a new memory from whate
 """
 from pathlib import Path
 
-from brain.store.chunk import is_chunk_id, month_of
 from brain.interop.jsonl import is_whole_chunk, record_from
 from brain.interop.records import Issue, Record, SourceError, md_files, read_text, split_frontmatter
+from brain.store.chunk import is_chunk_id, month_of
 
 FORMAT = "markdown"
 FIELDS = ("id", "type", "tokens", "tags", "metadata", "links")

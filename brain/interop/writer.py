@@ -11,11 +11,11 @@ writers always derive the id, so that path writes through the store's own locked
 import os
 import re
 
+from brain.interop.records import LinkRequest, Record, digest
 from brain.store.audit import audit
 from brain.store.chunk import new_chunk_id
-from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
-from brain.interop.records import LinkRequest, Record, digest
+from brain.util.timestamps import normalize_timestamp, utc_now
 
 BATCH_SIZE = 1000
 _TAIL = re.compile(r"\Achunk-\d{4}-\d{2}-\d{2}-([0-9a-f]{8})\.json\Z")

@@ -11,8 +11,8 @@ computed in Python on the few hundred rows those walks return, never on the whol
 from datetime import datetime, timezone
 
 from brain.store import sensitivity
-from brain.util.sqlite import sqlite3
 from brain.store.salience import ARCHIVE_BELOW, FADING, salience
+from brain.util.sqlite import sqlite3
 
 DEFAULT_SESSION_BUDGET = 3000
 ROW_TOKEN_CAP = 200  # a long memory is shown clipped or as one index line, so it costs at most this much

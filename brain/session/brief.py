@@ -53,9 +53,9 @@ def gauges(rows) -> dict:
 
 def hud_text(root, inp, *, active: bool, brief: dict, memory_status=None) -> str:
     from brain.capture.queue import pending_count
-    from brain.hooks.handlers import context_use
     from brain.hud.render import render_hud
     from brain.hud.state import load_hud_state
+    from brain.session.usage import context_use
 
     return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
                       present=brief.get("intent", "") if active else "", future=brief.get("future", ""),
@@ -70,8 +70,8 @@ def _row_dict(row) -> dict:
 
 def render_memory(rows, project_name: str, total: int | None) -> str:
     from brain.recall.depth import summary_line
-    from brain.util.text import clip
     from brain.recall.recall import RecallResult
+    from brain.util.text import clip
 
     if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
         return f"Memory for project {project_name}: none yet. {RecallResult.LEGEND}" if total else ""
@@ -107,26 +107,6 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     return "\n".join(lines)
 
 
-def background_work(root, inp) -> None:
-    """Queue sessions that were never captured, start the capture worker and gardening when due. Never waits."""
-    from brain.capture.queue import enqueue, pending_count, spawn_detached, uncaptured_siblings, worker_running
-
-    try:
-        for sid, path in uncaptured_siblings(root, inp.transcript_path, inp.session_id)[:20]:
-            enqueue(root, sid, path, final=True)
-    except OSError:
-        return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    if pending_count(root) and not worker_running(root):
-        spawn_detached(root, ["ingest", "--background"])
-    try:
-        from brain.garden.schedule import garden_due
-
-        if garden_due(root):
-            spawn_detached(root, ["garden", "--apply", "--if-due", "--quiet"])
-    except Exception:  # gardening is optional at start; a broken plan must not cost the session its context
-        pass
-
-
 BRIEF_FORMAT = 2  # 2: carries recall's legend. A brief made by an older rlm-mem is recomputed, not reused
 BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
 
@@ -138,7 +118,7 @@ def _brief_path(root, project_id: str, max_sensitivity: str) -> str:
 
 
 def _store_fingerprint(root) -> str:
-    from brain.context.location import month_fingerprint
+    from brain.index.fingerprint import month_fingerprint
 
     return repr(sorted(month_fingerprint(root).items()))
 
@@ -171,17 +151,16 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
     worker that SessionEnd just started), the brief is served from the index as it is and marked not to be kept."""
     import time
 
+    from brain.index.search_index import chunk_count, connect, is_stale, staleness
     from brain.recall.core import select_for_session
     from brain.safety.fence import fence
-    from brain.index.search_index import chunk_count, connect, is_stale, staleness
 
     fresh = True
     why = staleness(root)
     if why == "layout":  # made by an older rlm-mem: the detached worker rebuilds it; this start reads it as it is
-        from brain.capture.queue import spawn_detached, worker_running
+        from brain.session.background import start_worker  # rare: an index made by an older rlm-mem
 
-        if not worker_running(root):
-            spawn_detached(root, ["ingest", "--background"])
+        start_worker(root)
         fresh = False
     elif why:  # files changed behind our back (a git pull, a crash): re-index just those months
         try:
@@ -259,7 +238,9 @@ def build_session_context(root, project, inp, *, max_sensitivity: str = "medium"
     if os.path.isdir(root) and not os.access(root, os.W_OK):
         memory_status = "Inaccessible"
     else:
-        background_work(root, inp)
+        from brain.session.background import at_session_start  # queue earlier sessions, start the worker
+
+        at_session_start(root, inp.transcript_path, inp.session_id)
     brief = current_brief(root, project, max_sensitivity=max_sensitivity, writable=memory_status is None)
     active = inp.source in ("resume", "compact")
     hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)

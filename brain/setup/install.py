@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from brain.context.project import CONFIG_NAME, ProjectConfigError, read_config
 from brain.util.errors import RlmMemError
 from brain.util.files import atomic_write_json, atomic_write_text
-from brain.context.project import CONFIG_NAME, ProjectConfigError, read_config
 
 PLACEHOLDER = "${CLAUDE_PLUGIN_ROOT}"
 SKILL_NAME = "rlm-mem"

@@ -9,8 +9,8 @@ import logging
 import os
 from pathlib import Path
 
-from brain.util.timestamps import utc_now
 from brain.util.files import append_line
+from brain.util.timestamps import utc_now
 
 log = logging.getLogger("rlm_mem.audit")
 

@@ -13,15 +13,24 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from brain.index import access, search_index
+from brain.index.json_indexes import JsonIndexes
 from brain.store.audit import audit
-from brain.store.chunk import (CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, SOURCES, Chunk, empty_links, month_of,
-                               new_chunk_id, validate_chunk_id)
-from brain.util.timestamps import normalize_timestamp, utc_now
+from brain.store.chunk import (
+    CHUNK_TYPES,
+    LINK_TYPES,
+    MANUAL_LINK_TYPES,
+    SOURCES,
+    Chunk,
+    empty_links,
+    month_of,
+    new_chunk_id,
+    validate_chunk_id,
+)
 from brain.store.chunking import ChunkingEngine
 from brain.store.classify import detect_type
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId, StoreUnwritable
 from brain.util.files import append_line, atomic_write_bytes, ensure_dir, store_lock
-from brain.index.json_indexes import JsonIndexes
+from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 log = logging.getLogger("rlm_mem")

@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.index import access, search_index
+from brain.index.json_indexes import JsonIndexes
 from brain.store.audit import audit
 from brain.store.chunk import is_chunk_id, month_of
 from brain.util.errors import StoreUnwritable
 from brain.util.files import TMP_PREFIX, atomic_write_bytes, ensure_dir, store_lock
-from brain.index.json_indexes import JsonIndexes
 
 QUARANTINE_DIR = "quarantine"
 TEMP_GRACE_SECONDS = 60  # a younger temp file may belong to a write in progress

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from brain.safety.redact import redact
 from brain.store.chunk import is_chunk_id, month_of
-from brain.util.timestamps import normalize_timestamp
 from brain.util.text import clip
+from brain.util.timestamps import normalize_timestamp
 
 EPISODES_DIR = "episodes"
 _FILE_MODE = 0o600

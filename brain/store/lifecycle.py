@@ -6,8 +6,8 @@ another records `supersedes`; the old one is marked superseded (kept readable, n
 from brain.index import access, search_index
 from brain.store.audit import audit
 from brain.store.chunk import validate_chunk_id
-from brain.util.timestamps import utc_now
 from brain.util.errors import ChunkNotFound, ChunkValidationError
+from brain.util.timestamps import utc_now
 
 
 def find_duplicate(store, content: str, project=None):

@@ -9,7 +9,6 @@ import os
 from contextlib import contextmanager
 
 from brain.util import fastjson
-
 from brain.util.errors import StoreBusy, StoreUnwritable
 
 TMP_PREFIX = ".tmp-"

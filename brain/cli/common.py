@@ -1,0 +1,72 @@
+"""What every command shares: the Env (memory root and store, made on first use), --json output, and turning
+the library's errors into `Error: ...` lines. No traceback reaches a person unless RLM_MEM_DEBUG=1."""
+import json
+import os
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from brain.context.resolve import resolve
+from brain.store.chunk_store import ChunkStore
+from brain.util.errors import RlmMemError
+
+
+class Env:
+    """The memory root for this command (and why), the current project, and a store over the root."""
+
+    def __init__(self, explicit_dir):
+        context = resolve(os.getcwd(), explicit_root=explicit_dir, root_when_off=True)
+        self.root, self.reason, self.project = Path(context.root), context.reason, context.project
+        self._store = None
+
+    @property
+    def store(self) -> ChunkStore:
+        if self._store is None:
+            self._store = ChunkStore(self.root, actor=os.environ.get("RLM_MEM_ACTOR") or "cli")
+        return self._store
+
+
+pass_env = click.make_pass_decorator(Env)
+
+
+def json_option(fn):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON (for scripts).")(fn)
+
+
+def emit_json(value) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def as_click_error(exc: BaseException) -> click.ClickException:
+    """The `Error: ...` a person sees for an exception a command let through."""
+    if isinstance(exc, RlmMemError):
+        return click.ClickException(str(exc))
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return click.ClickException(f"{exc.strerror or exc}{where}")
+    return click.ClickException(f"unexpected {type(exc).__name__}: {exc} (RLM_MEM_DEBUG=1 shows details)")
+
+
+@contextmanager
+def progress_bar(label: str):
+    """A `progress(done, total)` callback drawing a bar on stderr when it is a terminal; None otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    state = {}
+
+    def update(done, total):
+        if "bar" not in state:
+            state["bar"] = click.progressbar(length=max(total, 1), label=label, file=sys.stderr)
+            state["bar"].__enter__()
+        bar = state["bar"]
+        if done > bar.pos:
+            bar.update(done - bar.pos)
+
+    try:
+        yield update
+    finally:
+        if "bar" in state:
+            state["bar"].__exit__(None, None, None)

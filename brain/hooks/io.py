@@ -1,0 +1,66 @@
+"""A hook's input and output: the event JSON parsed once, the JSON envelope Claude Code reads, one stderr line.
+
+Stdlib only (the C JSON scanner through fastjson): every hook imports this module first.
+"""
+import os
+import sys
+
+from brain.util import fastjson
+
+MAX_STDIN = 16 * 1024 * 1024
+CONTEXT_CAP = 9_500  # Claude Code replaces additionalContext over 10,000 characters by a preview
+EVENT_NAMES = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "stop": "Stop",
+               "pre-compact": "PreCompact", "session-end": "SessionEnd"}
+
+
+class HookInputError(ValueError):
+    pass
+
+
+class HookInput:
+    """The event JSON, parsed once; missing or mistyped fields become empty strings."""
+
+    FIELDS = ("session_id", "transcript_path", "cwd", "source", "prompt", "reason")
+    __slots__ = ("event",) + FIELDS
+
+    def __init__(self, event: str, **fields):
+        self.event = event
+        for name in self.FIELDS:
+            value = fields.get(name)
+            setattr(self, name, value if isinstance(value, str) else "")
+
+    @classmethod
+    def parse(cls, event: str, raw: bytes) -> "HookInput":
+        try:
+            data = fastjson.loads(raw.decode("utf-8", errors="replace")) if raw.strip() else {}
+        except ValueError:
+            raise HookInputError("stdin is not JSON") from None
+        if not isinstance(data, dict):
+            raise HookInputError("stdin JSON is not an object")
+        inp = cls(event, **{k: data.get(k) for k in cls.FIELDS})
+        if not inp.cwd:
+            inp.cwd = os.environ.get("CLAUDE_PROJECT_DIR", "")
+        return inp
+
+
+def read_input(event: str, stream) -> HookInput:
+    raw = stream.buffer.read(MAX_STDIN + 1) if stream is not None else b""
+    if len(raw) > MAX_STDIN:
+        raise HookInputError(f"stdin is larger than {MAX_STDIN // (1024 * 1024)} MB")
+    return HookInput.parse(event, raw)
+
+
+def envelope(event: str, context: str) -> str:
+    """The output Claude Code adds to the conversation (hookSpecificOutput.additionalContext), within its cap."""
+    if len(context) > CONTEXT_CAP:
+        context = context[: CONTEXT_CAP - 40].rstrip() + "\n[rlm-mem: context trimmed to fit]"
+    return fastjson.dumps({"hookSpecificOutput": {"hookEventName": EVENT_NAMES[event], "additionalContext": context}})
+
+
+def stderr_line(message: str) -> None:
+    """One line on stderr (what a failing-open hook says), never more."""
+    try:
+        sys.stderr.write("rlm-mem: " + " ".join(str(message).split())[:300] + "\n")
+        sys.stderr.flush()
+    except Exception:
+        pass
