@@ -7,7 +7,8 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.store.chunk_store import MAX_CONTENT_CHARS, MAX_TAGS, ChunkStore
+from brain.store.build import MAX_TAGS
+from brain.store.chunk_store import MAX_CONTENT_CHARS, ChunkStore
 
 MISSING = "chunk-2026-01-01-deadbeef"
 BAD_IDS = [

@@ -101,14 +101,14 @@ def run_workers(root: Path, workers: int, ops: int, timeout: float) -> list:
 
 def check_outcome(root: Path, reports: list) -> None:
     store = ChunkStore(root)
-    live = {p.stem for p in store.iter_chunk_paths()}
-    archived = {p.stem for p in store.iter_archive_paths()}
+    live = {p.stem for p in store.layout.iter_chunk_paths()}
+    archived = {p.stem for p in store.layout.iter_archive_paths()}
     expected_live, expected_archived = set(), set()
     for report in reports:
         for cid, m in report["mine"].items():
             if m["state"] == "live":
                 expected_live.add(cid)
-                data = store.read_file(store.chunk_path(cid))
+                data = store.layout.read_file(store.layout.chunk_path(cid))
                 assert data is not None and data["content"] == m["content"], cid
             elif m["state"] == "archived":
                 expected_archived.add(cid)
@@ -133,7 +133,7 @@ def check_outcome(root: Path, reports: list) -> None:
     assert before == {name: (store.index_dir / name).read_bytes() for name in FILES}
     # links only point at chunks that exist (context_of holds conversation ids)
     known = live | archived
-    for data in list(store.iter_chunks()) + list(store.iter_chunks(archived=True)):
+    for data in list(store.layout.iter_chunks()) + list(store.layout.iter_chunks(archived=True)):
         for link_type, targets in data["links"].items():
             if link_type != "context_of":
                 assert set(targets) <= known, (data["id"], link_type, set(targets) - known)

@@ -168,7 +168,7 @@ def crash_and_recover(tmp_path: Path, rounds: int, writers: int, seed: int) -> N
 
     store = ChunkStore(root)
     for cid, s in state.items():
-        live, archived = store.chunk_path(cid).is_file(), store.archive_path(cid).is_file()
+        live, archived = store.layout.chunk_path(cid).is_file(), store.layout.archive_path(cid).is_file()
         if s == "live":
             assert live and not archived, f"{cid} was reported saved but is {'archived' if archived else 'lost'}"
         elif s == "archived":
@@ -204,7 +204,7 @@ def test_writer_dying_between_index_writes_heals_on_next_write(tmp_path, dies_in
     with mock.patch.object(*target, side_effect=KeyboardInterrupt("killed")):
         with pytest.raises(KeyboardInterrupt):
             store.create_chunk("second memory, written as the process died", tags=["deploy"])
-    second = next(p.stem for p in store.iter_chunk_paths() if p.stem != first)  # the file itself is whole
+    second = next(p.stem for p in store.layout.iter_chunk_paths() if p.stem != first)  # the file itself is whole
     third = store.create_chunk("third memory after the restart", tags=["deploy"]).id
     report = check_store(store)
     assert report.ok, [p.to_dict() for p in report.problems]

@@ -34,7 +34,7 @@ def doctor(store, *args):
 
 
 def chunk_file(store, cid):
-    return store.chunk_path(cid)
+    return store.layout.chunk_path(cid)
 
 
 def test_clean_store_passes(store):
@@ -205,7 +205,7 @@ def test_interrupted_fold_is_finished(store):
 
 
 def test_corrupt_archive_file_is_quarantined(store):
-    path = store.archive_path(store.ids[1])
+    path = store.layout.archive_path(store.ids[1])
     path.write_text("not json")
     assert "corrupt_chunk" in codes(check_store(store))
     assert repair_store(store).ok

@@ -71,9 +71,9 @@ def test_jsonl_export_is_one_chunk_a_line(source, tmp_path):
 
 
 def test_export_does_not_change_the_store(source, tmp_path):
-    before = {p.name: p.read_bytes() for p in source.iter_chunk_paths()}
+    before = {p.name: p.read_bytes() for p in source.layout.iter_chunk_paths()}
     export_store(source, "markdown", tmp_path / "out")
-    assert {p.name: p.read_bytes() for p in source.iter_chunk_paths()} == before
+    assert {p.name: p.read_bytes() for p in source.layout.iter_chunk_paths()} == before
 
 
 def test_export_refuses_the_memory_folder_itself(source):

@@ -95,5 +95,5 @@ def test_mutated_real_transcripts_through_hooks_and_capture(seed, tmp_path, monk
         run_hook(event, json.dumps(payload).encode(), monkeypatch, capsys)
     report = capture_transcript(ChunkStore(isolated_memory), path, session_id=f"m{seed}", final=True)
     assert report.skipped_reason is None
-    for chunk in ChunkStore(isolated_memory).iter_chunks():
+    for chunk in ChunkStore(isolated_memory).layout.iter_chunks():
         assert chunk["content"].strip()

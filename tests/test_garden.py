@@ -19,11 +19,11 @@ def cli_run(store, *args):
 
 
 def live_ids(store) -> set:
-    return {p.stem for p in store.iter_chunk_paths()}
+    return {p.stem for p in store.layout.iter_chunk_paths()}
 
 
 def archived_ids(store) -> set:
-    return {p.stem for p in store.iter_archive_paths()}
+    return {p.stem for p in store.layout.iter_archive_paths()}
 
 
 BASE = "The staging database listens on port 5433."
@@ -85,7 +85,7 @@ def test_seven_near_duplicates_become_one_master_with_every_fact(store):
     assert sorted(master.links["derived_from"]) == sorted(ids)
     assert archived_ids(store) == set(ids) and live_ids(store) == {master_id}
     for cid in ids:
-        original = json.loads(store.archive_path(cid).read_text())
+        original = json.loads(store.layout.archive_path(cid).read_text())
         assert original["links"]["consolidated_into"] == [master_id]
     assert set(master.tags) == {"db", "staging"}
     conn = search_index.connect(store.root, readonly=True)

@@ -104,20 +104,20 @@ def test_capture_is_idempotent_and_incremental(tmp_path, project, isolated_memor
     fire("Stop", dict(base, stop_hook_active=False))
     ingest()
     store = ChunkStore(isolated_memory)
-    partial = {p.name for p in store.iter_chunk_paths()}
+    partial = {p.name for p in store.layout.iter_chunk_paths()}
     ingest(base["transcript_path"])  # captured in full now: only the session record is new
-    first = {p.name for p in store.iter_chunk_paths()}
+    first = {p.name for p in store.layout.iter_chunk_paths()}
     assert len(first - partial) == 1
     ingest(base["transcript_path"])  # the same transcript again: nothing new
-    assert {p.name for p in store.iter_chunk_paths()} == first
+    assert {p.name for p in store.layout.iter_chunk_paths()} == first
     write_transcript(Path(base["transcript_path"]), "s1", project, SESSION_1)  # the session grew
     fire("SessionEnd", dict(base, reason="other"))
     ingest()
-    grown = {p.name for p in store.iter_chunk_paths()}
+    grown = {p.name for p in store.layout.iter_chunk_paths()}
     assert first < grown
     ingest(base["transcript_path"])
-    assert {p.name for p in store.iter_chunk_paths()} == grown
-    contents = [c["content"] for c in store.iter_chunks()]
+    assert {p.name for p in store.layout.iter_chunk_paths()} == grown
+    contents = [c["content"] for c in store.layout.iter_chunks()]
     assert len(contents) == len(set(contents))  # each thing stored once
 
 
@@ -125,7 +125,7 @@ def test_timestamps_come_from_the_transcript(tmp_path, project, isolated_memory)
     base = session(tmp_path, project)
     fire("SessionEnd", dict(base, reason="other"))
     ingest()
-    created = {c["metadata"]["created"][:10] for c in ChunkStore(isolated_memory).iter_chunks()}
+    created = {c["metadata"]["created"][:10] for c in ChunkStore(isolated_memory).layout.iter_chunks()}
     assert created == {"2026-11-20"}
 
 
@@ -140,7 +140,7 @@ def test_private_spans_reminders_and_own_context_are_never_stored(tmp_path, proj
     base = session(tmp_path, project, turns=turns)
     fire("SessionEnd", dict(base, reason="other"))
     ingest()
-    text = "\n".join(c["content"] for c in ChunkStore(isolated_memory).iter_chunks())
+    text = "\n".join(c["content"] for c in ChunkStore(isolated_memory).layout.iter_chunks())
     assert "Elm Street" not in text and "todo list is empty" not in text and "kumquats" not in text
     assert "blue-green" in text and "cache TTL is 300s" in text
 
@@ -161,7 +161,7 @@ def test_per_project_off_switch(tmp_path, project, isolated_memory):
     assert one(fire("SessionStart", dict(base, source="startup"))).stdout == ""
     fire("SessionEnd", dict(base, reason="other"))
     ingest()
-    assert list(ChunkStore(isolated_memory).iter_chunk_paths()) == []
+    assert list(ChunkStore(isolated_memory).layout.iter_chunk_paths()) == []
     assert one(fire("UserPromptSubmit", dict(base, prompt="staging database port?"))).stdout == ""
 
 
@@ -171,7 +171,7 @@ def test_session_start_picks_up_sessions_that_were_never_captured(tmp_path, proj
     (tmp_path / "new.jsonl").write_text("")
     assert one(fire("SessionStart", dict(current, source="startup"))).returncode == 0
     ingest()
-    convs = {c["metadata"]["conversation_id"] for c in ChunkStore(isolated_memory).iter_chunks()}
+    convs = {c["metadata"]["conversation_id"] for c in ChunkStore(isolated_memory).layout.iter_chunks()}
     assert lost["session_id"] in convs
 
 
@@ -226,7 +226,7 @@ def test_candidates_block_imports_back(tmp_path, project, monkeypatch, isolated_
     monkeypatch.setenv("RLM_MEM_DIR", str(isolated_memory))
     p = subprocess.run([RLM, "import", "--format", "candidates", str(kept)], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr
-    text = "\n".join(c["content"] for c in ChunkStore(isolated_memory).iter_chunks())
+    text = "\n".join(c["content"] for c in ChunkStore(isolated_memory).layout.iter_chunks())
     assert "5433" in text and end.returncode == 2
 
 
@@ -254,7 +254,7 @@ def test_real_claude_code_transcripts(tmp_path, project, isolated_memory):
             run = one(fire(event, dict(base, **extra)))
             assert run.returncode == 0 and run.stderr == "", (path.name, event, run.stderr)
     ingest()
-    chunks = list(ChunkStore(isolated_memory).iter_chunks())
+    chunks = list(ChunkStore(isolated_memory).layout.iter_chunks())
     assert chunks
     text = "\n".join(c["content"] for c in chunks)
     assert "<system-reminder>" not in text and "decorator" in text.lower()

@@ -62,7 +62,7 @@ def test_one_create_many_per_batch(store, tmp_path, monkeypatch):
         for i in range(25)])
     report = import_path(store, "jsonl", [source], batch_size=10)
     assert report.created == 25 and calls == [10, 10, 5]
-    assert len(list(store.iter_chunk_paths())) == 25
+    assert len(list(store.layout.iter_chunk_paths())) == 25
 
 
 def test_progress_reaches_the_whole_file(store, tmp_path):

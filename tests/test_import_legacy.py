@@ -65,10 +65,10 @@ def test_deprecated_line_without_its_target_stays_a_plain_memory(store):
 
 def test_import_twice_adds_nothing(store):
     import_path(store, "legacy", [LEGACY])
-    files_before = sorted(p.name for p in store.iter_chunk_paths())
+    files_before = sorted(p.name for p in store.layout.iter_chunk_paths())
     again = import_path(store, "legacy", [LEGACY])
     assert again.created == 0 and again.skipped_existing == 5 and again.links == 0
-    assert sorted(p.name for p in store.iter_chunk_paths()) == files_before
+    assert sorted(p.name for p in store.layout.iter_chunk_paths()) == files_before
 
 
 def test_moved_source_folder_is_still_the_same_memories(store, tmp_path):

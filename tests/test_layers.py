@@ -44,6 +44,7 @@ THIRD_PARTY = {
     "click": {"brain.cli"},
     "filelock": {"brain.util"},
     "jsonschema": {"brain.store"},
+    "fastjsonschema": {"brain.store"},
     "yaml": {"brain.interop", "brain.setup"},
     "frontmatter": {"brain.interop"},
 }
@@ -207,3 +208,17 @@ def test_the_library_never_imports_click():
 def test_no_folder_over_fifteen_modules(folder):
     modules = [p for p in folder.glob("*.py") if p.name != "__init__.py"]
     assert len(modules) <= MAX_MODULES_PER_FOLDER, sorted(p.name for p in modules)
+
+
+def test_every_cli_command_is_listed_once_and_loads():
+    """The CLI loads a command's module when the command runs (brain/cli/main.py's COMMANDS); each entry names a
+    module of brain.cli and a click command in it."""
+    import click
+
+    from brain.cli.main import COMMANDS
+
+    for name, target in COMMANDS.items():
+        module, attr = target.split(":")
+        assert module.startswith("brain.cli.") and module in SOURCES, target
+        command = getattr(__import__(module, fromlist=[attr]), attr)
+        assert isinstance(command, click.Command) and (command.name == name or name == "list"), (name, target)

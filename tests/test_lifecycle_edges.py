@@ -64,7 +64,7 @@ def test_an_archived_session_record_is_not_captured_again(tmp_path, isolated_mem
     ingest(str(path))
     ingest(str(path))
     assert [c.kind for c in store.list_chunks()].count("session") == 0
-    assert store.is_archived(record.id)
+    assert store.layout.is_archived(record.id)
 
 
 def test_a_relative_path_and_the_hooks_absolute_one_are_the_same_transcript(tmp_path, isolated_memory):

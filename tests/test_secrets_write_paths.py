@@ -78,7 +78,7 @@ def test_capture_of_a_transcript(isolated_memory, tmp_path):
     p = subprocess.run([str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem"), "ingest", str(path)], capture_output=True,
                        text=True)
     assert p.returncode == 0, p.stderr
-    assert list(ChunkStore(isolated_memory).iter_chunk_paths())
+    assert list(ChunkStore(isolated_memory).layout.iter_chunk_paths())
     assert_clean(isolated_memory)
 
 
@@ -86,6 +86,6 @@ def test_lookalikes_survive_every_path(run, isolated_memory):
     for text in LOOKALIKES:
         r = run("remember", "--json", input=f"Kept as is: {text}")
         assert r.exit_code == 0, r.output
-    stored = "\n".join(c["content"] for c in ChunkStore(isolated_memory).iter_chunks())
+    stored = "\n".join(c["content"] for c in ChunkStore(isolated_memory).layout.iter_chunks())
     missing = [t for t in LOOKALIKES if " ".join(t.split()) not in " ".join(stored.split())]
     assert not missing, missing[:5]

@@ -115,7 +115,7 @@ def test_manual_links_and_permanent_delete_cleans_them(store):
 def test_archive_and_restore(store):
     c = store.create_chunk("Temporary note about the build")
     assert store.delete_chunk(c.id) is True
-    assert store.get_chunk(c.id) is None and store.is_archived(c.id)
+    assert store.get_chunk(c.id) is None and store.layout.is_archived(c.id)
     assert store.get_chunk(c.id, include_archived=True).content == c.content
     assert [x.id for x in store.list_chunks(archived=True)] == [c.id]
     assert store.restore_chunk(c.id).id == c.id and store.get_chunk(c.id) is not None
@@ -127,13 +127,15 @@ def test_archive_and_restore(store):
 @pytest.mark.parametrize("bad", ["../../etc/passwd", "chunk-2026-02-10-../../x", "chunk-2026-13-45-a1b2c3d4",
                                  "chunk-2026-02-10-A1B2C3D4", "chunk-2026-02-10-a1b2c3d4.json", "/etc/passwd",
                                  "chunk-2026-02-10-a1b2c3d4/../../x", "", None, 42])
-def test_ids_are_validated_before_any_path_is_built(store, bad):
+def test_ids_are_validated_before_any_path_is_built(tmp_path, bad):
+    """Seed 000: malformed ids are logged and give None (get) or False (update, delete); no path is touched."""
+    store = ChunkStore(tmp_path / "fresh")
+    assert store.get_chunk(bad) is None
+    assert store.update_chunk(bad, confidence=0.5) is False
+    assert store.delete_chunk(bad) is False and store.delete_chunk(bad, permanent=True) is False
     with pytest.raises(InvalidChunkId):
-        store.get_chunk(bad)
-    with pytest.raises(InvalidChunkId):
-        store.delete_chunk(bad)
-    with pytest.raises(InvalidChunkId):
-        store.chunk_path(bad)
+        store.layout.chunk_path(bad)
+    assert not (tmp_path / "fresh").exists()
 
 
 def test_valid_ids():
@@ -145,11 +147,11 @@ def test_valid_ids():
 def test_corrupt_and_invalid_files_are_skipped_never_crash(store, caplog):
     good = store.create_chunk("A good memory")
     broken = store.create_chunk("Soon broken")
-    store.chunk_path(broken.id).write_text("{not json", encoding="utf-8")
+    store.layout.chunk_path(broken.id).write_text("{not json", encoding="utf-8")
     invalid = store.create_chunk("Soon invalid")
-    data = json.loads(store.chunk_path(invalid.id).read_text())
+    data = json.loads(store.layout.chunk_path(invalid.id).read_text())
     data["type"] = "gossip"
-    store.chunk_path(invalid.id).write_text(json.dumps(data))
+    store.layout.chunk_path(invalid.id).write_text(json.dumps(data))
     assert store.get_chunk(broken.id) is None and store.get_chunk(invalid.id) is None
     assert [c.id for c in store.list_chunks()] == [good.id]
     assert store.reindex() == {"chunks": 1, "skipped": 2}
@@ -159,9 +161,9 @@ def test_corrupt_and_invalid_files_are_skipped_never_crash(store, caplog):
 def test_symlinked_chunk_file_is_not_followed(store, tmp_path):
     c = store.create_chunk("placeholder")
     secret = tmp_path / "outside.json"
-    secret.write_text(store.chunk_path(c.id).read_text())
-    os.unlink(store.chunk_path(c.id))
-    os.symlink(secret, store.chunk_path(c.id))
+    secret.write_text(store.layout.chunk_path(c.id).read_text())
+    os.unlink(store.layout.chunk_path(c.id))
+    os.symlink(secret, store.layout.chunk_path(c.id))
     assert store.get_chunk(c.id) is None
 
 
@@ -174,7 +176,7 @@ def test_every_schema_is_valid_and_every_stored_chunk_validates(store):
         Draft202012Validator.check_schema(json.loads(path.read_text()))
     store.remember("x " * 2000, tags=["bulk"])
     store.create_chunk("We decided on Postgres", conversation_id="c")
-    for path in store.iter_chunk_paths():
+    for path in store.layout.iter_chunk_paths():
         assert schema_errors("chunk", json.loads(path.read_text())) == []
     for name in ("metadata_index", "tag_index", "link_graph"):
         assert schema_errors(name, read_index(store, f"{name}.json")) == []
@@ -186,7 +188,7 @@ def test_invalid_chunks_are_refused_on_write(store):
                    {"content": "x", "tags": ["t" * 65]}, {"content": "x", "metadata": {"bogus": 1}}):
         with pytest.raises(ChunkValidationError):
             store.create_chunk(**kwargs)
-    assert list(store.iter_chunk_paths()) == []
+    assert list(store.layout.iter_chunk_paths()) == []
 
 
 def test_reindex_rebuilds_identical_indexes(store):
@@ -204,16 +206,16 @@ def test_reindex_rebuilds_identical_indexes(store):
 
 def test_reads_do_not_rewrite_files_but_counts_stay_true(store):
     chunks = [store.create_chunk(f"fact {i}") for i in range(20)]
-    mtimes = {c.id: store.chunk_path(c.id).stat().st_mtime_ns for c in chunks}
+    mtimes = {c.id: store.layout.chunk_path(c.id).stat().st_mtime_ns for c in chunks}
     for c in chunks:
         store.get_chunk(c.id)
         store.get_chunk(c.id)
-    assert {c.id: store.chunk_path(c.id).stat().st_mtime_ns for c in chunks} == mtimes
+    assert {c.id: store.layout.chunk_path(c.id).stat().st_mtime_ns for c in chunks} == mtimes
     listed = {c.id: c.metadata["access_count"] for c in store.list_chunks()}
     assert set(listed.values()) == {2}
     assert store.get_chunk(chunks[0].id, track=False).metadata["access_count"] == 2
     assert store.fold_access() == 20
-    on_disk = json.loads(store.chunk_path(chunks[0].id).read_text())["metadata"]
+    on_disk = json.loads(store.layout.chunk_path(chunks[0].id).read_text())["metadata"]
     assert on_disk["access_count"] == 2 and on_disk["last_accessed"]
     assert store.get_chunk(chunks[0].id, track=False).metadata["access_count"] == 2  # not double counted
 
@@ -238,16 +240,16 @@ def test_audit_trail_records_every_mutation(store):
 def test_keyed_create_is_idempotent(store):
     a = store.create_chunk("captured turn", key="s1:u1:1", created="2026-05-01T00:00:00Z")
     b = store.create_chunk("captured turn", key="s1:u1:1", created="2026-05-01T00:00:00Z")
-    assert a.id == b.id and len(list(store.iter_chunk_paths())) == 1
+    assert a.id == b.id and len(list(store.layout.iter_chunk_paths())) == 1
 
 
 def test_files_added_behind_the_stores_back_are_indexed(store, tmp_path):
     a = store.create_chunk("first", created="2026-04-01T00:00:00Z")
     other = ChunkStore(tmp_path / "other")
     b = other.create_chunk("arrived by git pull", created="2026-05-01T00:00:00Z")
-    dest = store.chunk_path(b.id)
+    dest = store.layout.chunk_path(b.id)
     dest.parent.mkdir(parents=True, exist_ok=True)
-    dest.write_bytes(other.chunk_path(b.id).read_bytes())
+    dest.write_bytes(other.layout.chunk_path(b.id).read_bytes())
     assert store.sync_derived()["indexed"] == 1
     assert b.id in read_index(store, "metadata_index.json")["chunks"]
     assert store.sync_derived() is None  # nothing changed since
@@ -314,11 +316,11 @@ def test_in_a_git_shared_store_access_counts_stay_out_of_tracked_files(tmp_path)
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     store = ChunkStore(repo / "memory")
     c = store.create_chunk("shared fact")
-    before = store.chunk_path(c.id).read_bytes()
+    before = store.layout.chunk_path(c.id).read_bytes()
     for _ in range(3):
         store.get_chunk(c.id)
     assert store.fold_access() == 1
-    assert store.chunk_path(c.id).read_bytes() == before  # no churn in git
+    assert store.layout.chunk_path(c.id).read_bytes() == before  # no churn in git
     assert store.get_chunk(c.id, track=False).metadata["access_count"] == 3
     store.get_chunk(c.id)
     store.fold_access()

@@ -120,8 +120,9 @@ class StoreModel(RuleBasedStateMachine):
             assert self.store.delete_chunk(cid, permanent=True) is False
             with pytest.raises(ChunkNotFound):
                 self.store.restore_chunk(cid)
+        assert self.store.update_chunk(cid, content="never stored") is False  # seed 000: logged, False
         with pytest.raises(ChunkNotFound):
-            self.store.update_chunk(cid, content="never stored")
+            self.store.revise_chunk(cid, content="never stored")
         if live:
             with pytest.raises(ChunkNotFound):
                 self.store.link_chunks(cid, live[0], "supports")
@@ -145,12 +146,12 @@ class StoreModel(RuleBasedStateMachine):
         if not store.root.exists():
             assert not self.model
             return
-        assert {p.stem for p in store.iter_chunk_paths()} == set(self.ids("live"))
-        assert {p.stem for p in store.iter_archive_paths()} == set(self.ids("archived"))
+        assert {p.stem for p in store.layout.iter_chunk_paths()} == set(self.ids("live"))
+        assert {p.stem for p in store.layout.iter_archive_paths()} == set(self.ids("archived"))
         known = set(self.model)
         for cid, m in self.model.items():
-            path = store.chunk_path(cid) if m["state"] == "live" else store.archive_path(cid)
-            data = store.read_file(path)
+            path = store.layout.chunk_path(cid) if m["state"] == "live" else store.layout.archive_path(cid)
+            data = store.layout.read_file(path)
             assert data is not None, cid
             assert data["content"] == m["content"] and data["tags"] == m["tags"] and data["type"] == m["type"]
             assert data["metadata"]["confidence"] == m["confidence"]
@@ -183,9 +184,9 @@ def test_store_agrees_with_model():
 def test_create_many_with_a_bad_spec_writes_nothing(tmp_path):
     store = ChunkStore(tmp_path / "mem")
     store.create_chunk("already here", conversation_id="conv-a")
-    before = sorted(p.name for p in store.iter_chunk_paths())
+    before = sorted(p.name for p in store.layout.iter_chunk_paths())
     specs = [dict(content="good one", conversation_id="conv-a"), dict(content="bad one", conversation_id="c" * 500)]
     with pytest.raises(ChunkValidationError):
         store.create_many(specs)
-    assert sorted(p.name for p in store.iter_chunk_paths()) == before
+    assert sorted(p.name for p in store.layout.iter_chunk_paths()) == before
     assert check_store(store).ok

@@ -16,9 +16,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from brain.capture.candidates import MemoryCandidate, slug_filename
+from brain.capture.extract import extract_memories, session_record
 from brain.capture.queue import INGEST_LOCK, captured_offset, pending, save_offset
+from brain.capture.transcript import parse_transcript
+from brain.context.project import memory_disabled, project_id
+from brain.recall.depth import summary_line
+from brain.store.chunk import new_chunk_id
+from brain.store.episodes import append_episode
+from brain.store.lifecycle import find_duplicate, reinforce
 from brain.util.errors import StoreBusy, StoreUnwritable
-from brain.util.files import ensure_dir, read_json
+from brain.util.files import ensure_dir, owner_lock, read_json, try_acquire
+from brain.util.timestamps import normalize_timestamp
 
 TURN_CONFIDENCE = 0.7
 SESSION_CONFIDENCE = 0.8
@@ -95,7 +104,6 @@ def memory_specs(candidates, *, session_id, project, transcript_path, fallback_t
 
 def candidates_for(specs) -> list:
     """MEMORY_CANDIDATES for memory specs that could not be stored."""
-    from brain.capture.candidates import MemoryCandidate, slug_filename
 
     out = []
     for spec in specs:
@@ -109,13 +117,6 @@ def candidates_for(specs) -> list:
 def capture_transcript(store, transcript_path, *, session_id: str | None = None, cwd: str | None = None,
                        final: bool = False, full: bool = False) -> CaptureReport:
     """Capture what is new in one transcript (everything with full=True). Idempotent."""
-    from brain.capture.extract import extract_memories, session_record
-    from brain.capture.transcript import parse_transcript
-    from brain.context.project import memory_disabled, project_id
-    from brain.store.chunk import new_chunk_id
-    from brain.store.lifecycle import find_duplicate, reinforce
-    from brain.util.timestamps import normalize_timestamp
-
     transcript_path = Path(os.path.realpath(transcript_path))  # the hook's path and a person's relative one agree
     sid = session_id or transcript_path.stem
     report = CaptureReport(session_id=sid)
@@ -168,7 +169,6 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
 
 def _session_record_spec(store, record, sid, project, transcript_path, fallback_time) -> tuple:
     """(create_many spec of a new session record or None, its id). A stored record is updated here."""
-    from brain.store.chunk import new_chunk_id
 
     text = record.to_text()
     created = record.started or fallback_time
@@ -178,7 +178,7 @@ def _session_record_spec(store, record, sid, project, transcript_path, fallback_
     piece = store.engine.chunk(text)[0]
     if existing is not None:
         if existing.content != piece:
-            store.update_chunk(cid, content=piece, reason="session record updated")
+            store.revise_chunk(cid, content=piece, reason="session record updated")
         return None, cid
     md = {"kind": "session", "category": "past", "project": project.id, "project_name": project.name,
           "title": f"Session: {record.intent[:120]}" if record.intent else "Session record",
@@ -189,13 +189,7 @@ def _session_record_spec(store, record, sid, project, transcript_path, fallback_
 
 
 def _episode_entries(root, chunks) -> None:
-    try:
-        from brain.store.episodes import append_episode
-    except ImportError:
-        return
     for chunk in chunks:
-        from brain.recall.depth import summary_line
-
         append_episode(root, chunk.created, summary_line(chunk.to_dict(), 80), chunk.id, chunk.kind, chunk.tags,
                        summary_line(chunk.to_dict(), 160))
 
@@ -206,17 +200,12 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
 
     A few passes pick up what hooks queued while the worker ran; what still fails stays queued for next time.
     """
-    from filelock import Timeout
-
-    from brain.util.files import owner_lock
 
     ensure_dir(Path(store.root) / "state")
     lock = owner_lock(Path(store.root) / "state" / INGEST_LOCK, timeout if wait else 0)
     reports, seen = [], {}
     for attempt in range(max_passes):
-        try:
-            lock.acquire()
-        except Timeout:
+        if not try_acquire(lock):
             return reports  # another worker is on it and re-checks the queue before it leaves
         try:
             if not wait and attempt == 0:

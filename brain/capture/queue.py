@@ -115,7 +115,7 @@ INGEST_LOCK = ".ingest.lock"
 
 def worker_running(root) -> bool:
     """Whether a capture worker holds the ingest lock now (a lock, not a pid: a dead worker's pid can be reused)."""
-    import fcntl
+    import fcntl  # only when a worker may be running; most hooks never ask
 
     try:
         fd = os.open(os.path.join(os.fspath(root), "state", INGEST_LOCK), os.O_RDONLY)

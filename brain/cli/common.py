@@ -21,6 +21,10 @@ class Env:
         self.root, self.reason, self.project = Path(context.root), context.reason, context.project
         self._store = None
 
+    def full_id(self, ref: str) -> str:
+        """The full id for a full id or the 8-hex tail shown in recalled context (`Error: ...` otherwise)."""
+        return self.store.resolve_id(ref)
+
     @property
     def store(self) -> ChunkStore:
         if self._store is None:

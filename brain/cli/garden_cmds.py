@@ -57,6 +57,7 @@ def pin(env, chunk_id):
 
     Example: rlm-mem pin chunk-2026-02-10-a1b2c3d4"""
 
+    chunk_id = env.full_id(chunk_id)
     set_pinned(env.store, chunk_id, True)
     click.echo(f"pinned {chunk_id}")
 
@@ -66,6 +67,7 @@ def pin(env, chunk_id):
 def unpin(env, chunk_id):
     """Unpin a memory (it decays and is gardened like any other).  Example: rlm-mem unpin chunk-2026-02-10-a1b2c3d4"""
 
+    chunk_id = env.full_id(chunk_id)
     set_pinned(env.store, chunk_id, False)
     click.echo(f"unpinned {chunk_id}")
 

@@ -85,7 +85,7 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
 
     project = env.project
     chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
-                             confidence=confidence, supersedes=list(supersedes), pinned=pin, project=project.id,
+                             confidence=confidence, supersedes=[env.full_id(ref) for ref in supersedes], pinned=pin, project=project.id,
                              extra_metadata={"project_name": project.name, "sensitivity": sensitivity})
     if as_json:
         emit_json([c.to_dict() for c in chunks])
@@ -145,7 +145,7 @@ def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, re
         changes["sensitivity"] = sensitivity
     if not changes:
         raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence or --sensitivity")
-    chunk = env.store.update_chunk(chunk_id, reason=reason, **changes)
+    chunk = env.store.revise_chunk(env.full_id(chunk_id), reason=reason, **changes)
     emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
 
 @click.command()
@@ -155,6 +155,7 @@ def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, re
 @pass_env
 def forget(env, chunk_id, permanent, reason):
     """Archive a memory (restore brings it back), or delete it with --permanent."""
+    chunk_id = env.full_id(chunk_id)
     if not env.store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
         raise click.ClickException(f"no chunk {chunk_id} in {env.root}")
     click.echo(f"{'deleted' if permanent else 'archived'} {chunk_id}")
@@ -164,7 +165,7 @@ def forget(env, chunk_id, permanent, reason):
 @pass_env
 def restore(env, chunk_id):
     """Bring an archived memory back."""
-    chunk = env.store.restore_chunk(chunk_id)
+    chunk = env.store.restore_chunk(env.full_id(chunk_id))
     click.echo(f"restored {chunk.id}")
 
 @click.command(name="list")
@@ -213,8 +214,10 @@ def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, a
 @pass_env
 def link(env, source_id, target_id, link_type, remove):
     """Record that one memory supports or contradicts another."""
+    source_id, target_id = env.full_id(source_id), env.full_id(target_id)
     env.store.link_chunks(source_id, target_id, link_type, remove=remove)
     click.echo(f"{'unlinked' if remove else 'linked'} {source_id} {link_type} {target_id}")
+
 
 @click.command()
 @pass_env

@@ -31,10 +31,17 @@ from pathlib import Path
 
 from brain.garden.schedule import garden_due, read_state, state_path  # noqa: F401  (garden.garden_due: CLI, tests)
 from brain.index import access, search_index
-from brain.store.audit import audit
+from brain.recall.core import CORE_NAME, build_core, read_core_settings, write_core
+from brain.recall.depth import summary_line
+from brain.store import lifecycle
+from brain.store.audit import audit, read_audit
+from brain.store.episodes import append_episode
 from brain.store.salience import ARCHIVE_BELOW, idle_days, importance_of, salience, state_of
 from brain.store.sensitivity import most_private
+from brain.util.errors import ChunkNotFound, RlmMemError, StoreBusy
+from brain.util.files import atomic_write_json, ensure_dir, owner_lock, try_acquire
 from brain.util.text import STOPWORDS, sentences
+from brain.util.tokens import estimate_tokens
 
 RECORD_KINDS = ("turn", "session")
 CONSOLIDATE_MIN = 6  # seed 001: "if >5 files cover the same topic, combine them"
@@ -218,7 +225,6 @@ def _topic_label(members: list) -> str:
 def master_spec(members: list) -> dict | None:
     """The master memory for `members` (dicts: id, content, created, tags, type, confidence, importance, kind,
     sensitivity, project), as create_chunk keyword arguments; None if it would not fit one chunk."""
-    from brain.util.tokens import estimate_tokens
 
     members = sorted(members, key=lambda m: (m["kind"] != "consolidated", m["created"], m["id"]))
     topic = _topic_label(members)
@@ -271,7 +277,6 @@ def _split_to_fit(members: list) -> list:
 # ---------------------------------------------------------------- the plan
 def make_plan(root, *, now: datetime | None = None) -> dict:
     """What a gardening run would do now (reads the search index only; changes nothing)."""
-    from brain.recall.depth import summary_line
 
     now = _now(now)
     rows, links = load_rows(root)
@@ -344,22 +349,13 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
 
 # ---------------------------------------------------------------- applying
 def _write_state(root, **changes) -> None:
-    from brain.util.files import atomic_write_json
-
     atomic_write_json(state_path(root), {**read_state(root), **changes})
 
 
 def _garden_lock(root):
-    from filelock import Timeout
-
-    from brain.util.errors import StoreBusy
-    from brain.util.files import ensure_dir, owner_lock
-
     lock = owner_lock(ensure_dir(Path(root) / "state") / "garden.lock", 0)
-    try:
-        lock.acquire()
-    except Timeout:
-        raise StoreBusy("another gardening run is in progress; try again when it ends") from None
+    if not try_acquire(lock):
+        raise StoreBusy("another gardening run is in progress; try again when it ends")
     return lock
 
 
@@ -367,8 +363,6 @@ def run(store, *, apply: bool = False, now: datetime | None = None) -> dict:
     """Make the plan; with `apply`, carry it out (one run at a time). Returns the plan, plus `applied` (what was
     done, by action) when applied."""
     if not apply:
-        from brain.util.errors import RlmMemError
-
         try:
             store.sync_derived()
         except RlmMemError:
@@ -388,9 +382,6 @@ def run(store, *, apply: bool = False, now: datetime | None = None) -> dict:
 
 
 def _apply(store, plan: dict) -> dict:
-    from brain.store import lifecycle
-    from brain.util.errors import RlmMemError
-
     run_id, root = plan["run"], store.root
     done = {"resolved": [], "consolidated": [], "archived": [], "skipped": []}
     for item in plan["resolve"]:
@@ -415,7 +406,7 @@ def _apply(store, plan: dict) -> dict:
             links = dict(chunk.links)
             links["consolidated_into"] = sorted(set(links.get("consolidated_into") or []) | {master.id})
             why = f"garden {run_id}: consolidated into {master.id}"
-            store.update_chunk(member["id"], links=links, reason=why)
+            store.revise_chunk(member["id"], links=links, reason=why)
             store.delete_chunk(member["id"], reason=why)
         done["consolidated"].append({"master": master.id, "members": [m["id"] for m in members],
                                      "topic": spec["metadata"]["title"]})
@@ -433,8 +424,6 @@ def _apply(store, plan: dict) -> dict:
 
 
 def _log_episode(root, when: str, run_id: str, done: dict) -> None:
-    from brain.store.episodes import append_episode
-
     parts = [f"{len(done['consolidated'])} consolidations", f"{len(done['archived'])} archived",
              f"{len(done['resolved'])} contradictions resolved"]
     masters = ", ".join(c["master"] for c in done["consolidated"][:5])
@@ -445,7 +434,6 @@ def _log_episode(root, when: str, run_id: str, done: dict) -> None:
 
 def refresh_core(root) -> None:
     """Rewrite CORE.md when someone asked for one (`rlm-mem core --write` records how)."""
-    from brain.recall.core import CORE_NAME, build_core, read_core_settings, write_core
 
     if (Path(root) / CORE_NAME).is_file():
         settings = read_core_settings(root)
@@ -454,8 +442,6 @@ def refresh_core(root) -> None:
 
 # ---------------------------------------------------------------- undo
 def find_run(root, run_id: str) -> dict | None:
-    from brain.store.audit import read_audit
-
     for entry in reversed(read_audit(root, action="garden")):
         details = entry.get("details") or {}
         if details.get("run") == run_id:
@@ -467,7 +453,6 @@ def undo(store, run_id: str) -> dict:
     """Revert a gardening run: archived chunks come back, masters go to the archive and their originals return,
     superseded memories are active again. Audited as a "garden" line with {"undo": run_id}. Undo the latest runs
     first: a master that a later run folded into a newer master stays there until that run is undone."""
-    from brain.util.errors import ChunkNotFound
 
     details = find_run(store.root, run_id)
     if details is None:
@@ -476,7 +461,7 @@ def undo(store, run_id: str) -> dict:
     restored, archived = [], []
 
     def bring_back(cid):
-        if store.is_archived(cid) and not store.chunk_path(cid).exists():
+        if store.layout.is_archived(cid) and not store.layout.chunk_path(cid).exists():
             store.restore_chunk(cid, reason=why)
             restored.append(cid)
 
@@ -489,7 +474,7 @@ def undo(store, run_id: str) -> dict:
             if chunk is not None and item["master"] in chunk.links.get("consolidated_into", []):
                 links = dict(chunk.links)
                 links["consolidated_into"] = [t for t in links["consolidated_into"] if t != item["master"]]
-                store.update_chunk(cid, links=links, reason=why)
+                store.revise_chunk(cid, links=links, reason=why)
         if store.delete_chunk(item["master"], reason=why):
             archived.append(item["master"])
     for item in details.get("resolved", []):
@@ -498,11 +483,11 @@ def undo(store, run_id: str) -> dict:
             links = dict(old.links)
             links["superseded_by"] = [t for t in links.get("superseded_by") or [] if t != item["new"]]
             extra = {k: v for k, v in (old.metadata.get("extra") or {}).items() if k != "change_note"}
-            store.update_chunk(old.id, status=None, superseded_at=None, links=links, extra=extra or None, reason=why)
+            store.revise_chunk(old.id, status=None, superseded_at=None, links=links, extra=extra or None, reason=why)
         if new is not None:
             links = dict(new.links)
             links["supersedes"] = [t for t in links.get("supersedes") or [] if t != item["old"]]
-            store.update_chunk(new.id, links=links, reason=why)
+            store.revise_chunk(new.id, links=links, reason=why)
     result = {"undo": run_id, "restored": restored, "archived_masters": archived,
               "reactivated": [i["old"] for i in details.get("resolved", [])]}
     audit(store.root, "garden", None, actor=store.actor, reason=why, details=result)

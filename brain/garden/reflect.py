@@ -12,8 +12,12 @@ from datetime import datetime, timezone
 from itertools import combinations
 from pathlib import Path
 
+from brain.garden.garden import read_state
 from brain.index import access, search_index
+from brain.recall.depth import summary_line
+from brain.store.audit import read_audit
 from brain.store.salience import salience, state_of
+from brain.util.files import atomic_write_json, atomic_write_text
 
 REFLECTION_NAME = "REFLECTION.md"
 THEMES = 8
@@ -24,8 +28,6 @@ _TAGS_PER_MEMORY = 12  # pairs grow with the square of the tags; a memory with 5
 
 
 def _summary(row: dict, limit: int) -> str:
-    from brain.recall.depth import summary_line
-
     return summary_line({"content": row["content"], "metadata": {}}, limit)
 
 
@@ -75,9 +77,6 @@ def _cross_project(rows: list) -> list:
 
 
 def _gardening(root) -> dict:
-    from brain.garden.garden import read_state
-    from brain.store.audit import read_audit
-
     runs = [e.get("details") or {} for e in read_audit(root, action="garden")]
     applied = [d for d in runs if d.get("run")]
     return {"consolidations": len(read_audit(root, action="consolidate")), "runs": len(applied),
@@ -146,7 +145,6 @@ def render(report: dict) -> str:
 
 def write_reflection(root, report: dict) -> Path:
     """REFLECTION.md in the memory root (and the reflection count in state/reflect.json)."""
-    from brain.util.files import atomic_write_json, atomic_write_text
 
     root = Path(root)
     path = root / REFLECTION_NAME

@@ -103,7 +103,7 @@ def reset(state: dict) -> dict:
 
 def _alternation(names) -> str:
     # Longest first so "tech_depth" wins over "tech"; underscores may be typed as spaces or hyphens.
-    import re
+    import re  # compiled with the command patterns, on the first prompt that may hold a command
 
     return "|".join(re.escape(n).replace("_", r"[\s_\-]") for n in sorted(names, key=len, reverse=True))
 

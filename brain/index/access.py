@@ -8,15 +8,16 @@ log grows past FOLD_THRESHOLD lines) so a read-mostly week does not churn a git 
 import os
 import time
 
+from brain.context.project import find_git
 from brain.util import fastjson
-from brain.util.files import append_line
+from brain.util.files import append_line, atomic_write_json
 
 LOG_NAME = "access_log.jsonl"
 FOLD_THRESHOLD = 2000
 
 
 def log_path(root):
-    from pathlib import Path  # lazily: record_access runs in the UserPromptSubmit hook, where pathlib costs ms
+    from pathlib import Path  # record_access runs in the UserPromptSubmit hook, where pathlib costs ms
 
     return Path(root) / "index" / LOG_NAME
 
@@ -65,7 +66,7 @@ def pending_access(root) -> dict:
 
 
 def state_path(root):
-    from pathlib import Path
+    from pathlib import Path  # not loaded by record_access, the prompt hook's only call here
 
     return Path(root) / "index" / "access_state.json"
 
@@ -80,16 +81,12 @@ def read_state(root) -> dict:
 
 
 def merge_into_state(root, pending: dict) -> None:
-    from brain.util.files import atomic_write_json
-
     state = _add(read_state(root), {k: v for k, v in pending.items() if k})
     atomic_write_json(state_path(root), {"version": 1, "entries": {k: list(v) for k, v in sorted(state.items())}})
 
 
 def in_git_repository(root) -> bool:
     """True when the memory folder is inside a git work tree (a store shared with a team)."""
-    from brain.context.project import find_git
-
     return find_git(os.path.realpath(os.fspath(root))) is not None
 
 

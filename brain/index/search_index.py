@@ -10,10 +10,11 @@ import os
 from brain.index.fingerprint import month_fingerprint
 from brain.util import fastjson
 from brain.util.fasthash import sha1
+from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "4"  # 4: when_note/when_spans (relative dates resolved at write time)
+SCHEMA_VERSION = "5"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -57,6 +58,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
+-- Each chunk's tags, exact: auto-linking asks which chunks share a tag (the FTS column stems and splits words).
+CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(tag, id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
 -- The number of chunks, kept by triggers: hooks show and weigh by it, and count(*) walks a whole index
 -- (3 ms at 100k chunks, measured by bench/run.py). Seeded by connect() for an index made before this table.
 CREATE TABLE IF NOT EXISTS counts(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -104,8 +108,6 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
             return None
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, isolation_level=None)
     else:
-        from brain.util.files import FILE_MODE, ensure_dir
-
         ensure_dir(os.path.dirname(path))
         # create the file owner-only first: SQLite gives the -wal/-shm files the mode of the database file
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
@@ -172,7 +174,7 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
 def _when(content: str, created) -> tuple:
     """Relative dates ("yesterday", "last week") resolved once, when a memory is indexed, so recall shows and
     matches them without parsing text on every prompt (the parser needs `re`, ~3 ms of the prompt hook)."""
-    from brain.util.timeref import resolved
+    from brain.util.timeref import resolved  # re and datetime: writers only, never the prompt hook
 
     return resolved(content, created)
 
@@ -188,6 +190,7 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
         conn.execute("INSERT INTO fts(fts, rowid, content, tags) VALUES('delete', ?, ?, ?)", row)
         conn.execute("DELETE FROM chunks WHERE rowid=?", (row[0],))
     conn.execute("DELETE FROM links WHERE src=?", (chunk_id,))
+    conn.execute("DELETE FROM tags WHERE id=?", (chunk_id,))
 
 
 def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
@@ -199,6 +202,7 @@ def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) 
                  (cur.lastrowid, chunk["content"], " ".join(chunk.get("tags") or ())))
     conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
                      [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()])
+    conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)", [(t, chunk["id"]) for t in chunk.get("tags") or ()])
 
 
 def remove(conn: sqlite3.Connection, chunk_id: str) -> None:
@@ -209,6 +213,7 @@ def clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM chunks")
     conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
     conn.execute("DELETE FROM links")
+    conn.execute("DELETE FROM tags")
 
 
 def chunk_count(conn: sqlite3.Connection) -> int:

@@ -8,8 +8,10 @@ import sys
 from importlib import import_module
 from pathlib import Path
 
+from brain.index import access
 from brain.interop.detect import detect_format
 from brain.interop.records import ExportReport, ImportReport, Issue, SourceError
+from brain.interop.writer import Importer
 
 IMPORT_FORMATS = ("legacy", "candidates", "cognitive", "claude-memory", "jsonl", "markdown")
 EXPORT_FORMATS = ("markdown", "jsonl")
@@ -33,7 +35,6 @@ def import_path(store, fmt: str, paths, *, batch_size: int = 5000, progress=None
     nothing at all could be read is listed in `report.bad_paths`. `progress(done, total)` is called as work
     proceeds (bytes of the sources).
     """
-    from brain.interop.writer import Importer
 
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -113,7 +114,6 @@ def export_store(store, fmt: str, out_dir, *, progress=None) -> ExportReport:
 
     Pending access counts are included as they would be after folding; the store is not changed.
     """
-    from brain.index import access
 
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"cannot export as {fmt!r}; use {' or '.join(EXPORT_FORMATS)}")
@@ -123,9 +123,9 @@ def export_store(store, fmt: str, out_dir, *, progress=None) -> ExportReport:
         raise ValueError(f"export into a folder outside the memory root ({store.root}), not inside it")
     out.mkdir(parents=True, exist_ok=True)
     pending = access.pending_access(store.root)
-    paths = list(store.iter_chunk_paths())
+    paths = list(store.layout.iter_chunk_paths())
     total = len(paths)
-    chunks = (access.apply_pending(data, pending) for data in (store.read_file(p) for p in paths) if data)
+    chunks = (access.apply_pending(data, pending) for data in (store.layout.read_file(p) for p in paths) if data)
     report = ExportReport(format=fmt, out_dir=str(out))
 
     def step(done):

@@ -4,6 +4,7 @@ Parsing is brain/capture/candidates.py's; this module only turns candidates into
 """
 from pathlib import Path
 
+from brain.capture.candidates import MARKER, parse_candidates
 from brain.interop.records import Record, SourceError, read_text
 
 FORMAT = "candidates"
@@ -11,8 +12,6 @@ CATEGORIES = ("past", "present", "future")
 
 
 def looks_like(text: str) -> bool:
-    from brain.capture.candidates import MARKER, parse_candidates
-
     return MARKER in text or bool(parse_candidates(text))
 
 
@@ -23,8 +22,6 @@ def sources(path: Path) -> list:
 
 
 def records_from_text(text: str, file: str, mtime: str | None = None):
-    from brain.capture.candidates import parse_candidates
-
     candidates = parse_candidates(text)
     if not candidates:
         raise SourceError("no MEMORY_CANDIDATES items found (expected `1. name.md — category: ... — tags: [...]`)")

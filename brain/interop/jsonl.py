@@ -9,7 +9,10 @@ import json
 from pathlib import Path
 
 from brain.interop.records import Issue, Record, jsonable, timestamp
-from brain.store.chunk import EXTRA_LINK_TYPES, LINK_TYPES, is_chunk_id
+from brain.store.chunk import CHUNK_TYPES, EXTRA_LINK_TYPES, LINK_TYPES, SOURCES, is_chunk_id
+from brain.store.chunk_store import METADATA_FIELDS
+from brain.store.validation import schema_errors
+from brain.util.files import atomic_write_text
 
 FORMAT = "jsonl"
 EXPORT_NAME = "memories.jsonl"
@@ -28,8 +31,6 @@ def is_whole_chunk(obj: dict) -> bool:
 
 
 def read(src: Path, context=None):
-    from brain.store.validation import schema_errors
-
     offset = 0
     with open(src, "rb") as fh:
         for number, raw in enumerate(fh, 1):
@@ -70,7 +71,6 @@ def read(src: Path, context=None):
 def quick_valid(obj: dict) -> bool:
     """True when `obj` certainly satisfies import_record.schema.json (checked by hand: the bulk path's hot loop).
     False sends it to the schema validator, which then says what is wrong."""
-    from brain.store.chunk import CHUNK_TYPES, SOURCES
 
     def optional(name, check):
         return name not in obj or check(obj[name])
@@ -95,7 +95,6 @@ def record_from(obj: dict, file: str, line: int | None):
     created = timestamp(obj.get("created"))
     if obj.get("created") and not created:
         return Issue(file, f"created {obj['created']!r} is not an ISO 8601 time", line)
-    from brain.store.chunk_store import METADATA_FIELDS
 
     metadata, extra = {}, {}
     for name, value in (obj.get("metadata") or {}).items():
@@ -125,7 +124,6 @@ def record_from(obj: dict, file: str, line: int | None):
 
 def write(chunks, out_dir: Path, progress=None) -> list:
     """Every chunk as one line of out_dir/memories.jsonl (written whole, then moved into place)."""
-    from brain.util.files import atomic_write_text
 
     lines = []
     for done, chunk in enumerate(chunks, 1):

@@ -17,9 +17,13 @@ without `id`/`metadata` (written by hand) is imported as a new memory from whate
 """
 from pathlib import Path
 
+import yaml
+
 from brain.interop.jsonl import is_whole_chunk, record_from
 from brain.interop.records import Issue, Record, SourceError, md_files, read_text, split_frontmatter
-from brain.store.chunk import is_chunk_id, month_of
+from brain.store.chunk import CHUNK_TYPES, is_chunk_id, month_of
+from brain.store.validation import schema_errors
+from brain.util.files import atomic_write_text
 
 FORMAT = "markdown"
 FIELDS = ("id", "type", "tokens", "tags", "metadata", "links")
@@ -31,7 +35,6 @@ def looks_like(meta: dict) -> bool:
 
 def looks_like_partial(meta: dict) -> bool:
     """A hand-written memory in this format: no id yet, but a type rlm-mem knows."""
-    from brain.store.chunk import CHUNK_TYPES
 
     return meta.get("type") in CHUNK_TYPES
 
@@ -41,8 +44,6 @@ def sources(path: Path) -> list:
 
 
 def render(chunk: dict) -> str:
-    import yaml
-
     head = {name: chunk[name] for name in FIELDS if name in chunk}
     text = yaml.safe_dump(head, sort_keys=False, allow_unicode=True, default_flow_style=False, width=120)
     if yaml.safe_load(text) != head:  # PyYAML writes NEL and U+2028 raw, then reads them as line breaks
@@ -62,7 +63,6 @@ def read(src: Path, context=None):
         return
     if "metadata" in meta and not isinstance(meta["metadata"], dict):
         raise SourceError("metadata must be a mapping")
-    from brain.store.validation import schema_errors
 
     errors = schema_errors("import_record", {k: v for k, v in obj.items() if k != "title"})
     if errors:
@@ -79,7 +79,6 @@ def read(src: Path, context=None):
 
 def write(chunks, out_dir: Path, progress=None) -> list:
     """One file per chunk under out_dir/YYYY-MM/ (a month a folder, as in the store)."""
-    from brain.util.files import atomic_write_text
 
     paths = []
     for done, chunk in enumerate(chunks, 1):

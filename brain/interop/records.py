@@ -5,9 +5,13 @@ A format reader turns source files into `Record`s (one memory each, possibly lon
 is written). Readers never touch the store; the importer does.
 """
 import hashlib
+import json
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
+
+import yaml
+from frontmatter.default_handlers import YAMLHandler
 
 from brain.util.timestamps import normalize_timestamp, timestamp_or_none
 
@@ -152,9 +156,6 @@ def split_frontmatter(text: str, *, keep_newlines: bool = False) -> tuple:
     SourceError on unreadable YAML. `keep_newlines`: leave \r\n in the body as it is (frontmatter.loads would turn
     it into \n, and rlm-mem's own export must give back the exact content).
     """
-    import yaml  # lazy: YAML is only needed by the importers
-    from frontmatter.default_handlers import YAMLHandler
-
     handler = YAMLHandler()
     text = (text if keep_newlines else text.replace("\r\n", "\n")).strip()
     if not handler.detect(text):
@@ -210,7 +211,6 @@ def with_title(title: str | None, body: str) -> str:
 
 def file_time(path: Path) -> str | None:
     """A file's modification time, for sources that do not say when a memory was written."""
-    from datetime import datetime, timezone
 
     try:
         return datetime.fromtimestamp(Path(path).stat().st_mtime, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -219,8 +219,6 @@ def file_time(path: Path) -> str | None:
 
 
 def jsonable(value) -> bool:
-    import json
-
     try:
         json.dumps(value)
         return True

@@ -7,6 +7,8 @@ merge by union, so concurrent appends never conflict.
 """
 from pathlib import Path
 
+from brain.util.files import atomic_write_text, ensure_dir
+
 GITIGNORE = ("index/", "state/", "*.lock", ".tmp-*")
 GITATTRIBUTES = ("audit/*.jsonl merge=union", "episodes/*.md merge=union")
 _HEADER = "# rlm-mem: derived indexes and runtime state are rebuilt locally, never shared"
@@ -18,7 +20,6 @@ def init_share(root) -> dict:
 
     Existing lines are kept; running it again adds nothing.
     """
-    from brain.util.files import atomic_write_text, ensure_dir
 
     root = Path(root).expanduser()
     ensure_dir(root)

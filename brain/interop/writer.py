@@ -12,10 +12,16 @@ import os
 import re
 
 from brain.interop.records import LinkRequest, Record, digest
+from brain.safety.redact import redact
 from brain.store.audit import audit
+from brain.store.build import build_chunk
 from brain.store.chunk import new_chunk_id
+from brain.store.lifecycle import supersede
+from brain.store.validation import schema_errors
+from brain.store.write_session import writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
 from brain.util.timestamps import normalize_timestamp, utc_now
+from brain.util.tokens import estimate_tokens
 
 BATCH_SIZE = 1000
 _TAIL = re.compile(r"\Achunk-\d{4}-\d{2}-\d{2}-([0-9a-f]{8})\.json\Z")
@@ -97,7 +103,7 @@ class Importer:
             self.report.error(rec.file, f"{rec.keep_id}: content is longer than one chunk (800 tokens)", rec.line)
             return
         try:
-            data = self.store._build(**spec)
+            data = build_chunk(**spec)
         except (ChunkValidationError, InvalidChunkId) as exc:
             self.report.error(rec.file, str(exc), rec.line)
             return
@@ -105,9 +111,6 @@ class Importer:
         self._add_restore(rec, data)
 
     def _add_restore(self, rec: Record, data: dict) -> None:
-        from brain.safety.redact import redact
-        from brain.util.tokens import estimate_tokens
-
         data = dict(data, metadata=dict(data["metadata"]))
         content = redact(data["content"])  # secrets never reach the store, whatever the source claims
         if content != data["content"]:
@@ -129,12 +132,11 @@ class Importer:
         tails = self._tail_index()
         if tail not in tails:
             return None
-        from brain.safety.redact import redact
 
         want = redact(piece.strip())
         for candidate in sorted(tails[tail], key=lambda c: c != chunk_id):
-            for path in (self.store.chunk_path(candidate), self.store.archive_path(candidate)):
-                data = self.store.read_file(path, validate=False)
+            for path in (self.store.layout.chunk_path(candidate), self.store.layout.archive_path(candidate)):
+                data = self.store.layout.read_file(path, validate=False)
                 if data is not None and data.get("content") == want:
                     return candidate
         return None
@@ -194,16 +196,14 @@ class Importer:
                 self._tails.setdefault(chunk_id[-8:], []).append(chunk_id)
 
     def _flush_restores(self) -> None:
-        from brain.store.validation import schema_errors
-
         batch, self.restores = self.restores, []
         added = []
         # ChunkStore's public writers derive ids; a restore keeps the record's own, so it uses the store's
         # locked write session directly (same lock, same index updates, committed when the block ends).
-        with self.store._writing(bulk=True) as ctx:
+        with writing(self.store.layout, lock_timeout=self.store.lock_timeout, bulk=True) as ctx:
             for data, rec in batch:
                 stored = ctx.existing(data["id"])
-                if stored is not None or ctx.id_taken(data["id"]):
+                if stored is not None or self.store.layout.exists(data["id"]):
                     if stored is not None and stored["content"] == data["content"]:
                         self.report.skipped_existing += 1
                     else:
@@ -226,7 +226,6 @@ class Importer:
         self.flush()
         if not self.requests:
             return
-        from brain.store.lifecycle import supersede
 
         done = set()
         for req in self.requests:
@@ -270,5 +269,5 @@ class Importer:
         else:
             relations.append(original)
         extra["relations"] = relations
-        self.store.update_chunk(chunk_id, extra=extra, reason=f"import ({self.fmt}): relation")
+        self.store.revise_chunk(chunk_id, extra=extra, reason=f"import ({self.fmt}): relation")
 

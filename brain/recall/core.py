@@ -8,11 +8,17 @@ Runs inside the SessionStart hook, so it reads only index/search.db and only thr
 each group is a short walk down an index (kind+created, pinned, last_accessed, access_count), and salience is
 computed in Python on the few hundred rows those walks return, never on the whole store. Stdlib only.
 """
+import os
 from datetime import datetime, timezone
 
+from brain.index.search_index import connect
+from brain.recall.depth import summary_line
 from brain.store import sensitivity
 from brain.store.salience import ARCHIVE_BELOW, FADING, salience
+from brain.util import fastjson
+from brain.util.files import atomic_write_json, atomic_write_text
 from brain.util.sqlite import sqlite3
+from brain.util.tokens import estimate_tokens
 
 DEFAULT_SESSION_BUDGET = 3000
 ROW_TOKEN_CAP = 200  # a long memory is shown clipped or as one index line, so it costs at most this much
@@ -104,8 +110,6 @@ def _gather(reader: _Reader, pool: int) -> list:
 
 
 def _connect(root):
-    from brain.index.search_index import connect
-
     conn = connect(root, readonly=True)
     if conn is not None:
         conn.row_factory = sqlite3.Row
@@ -175,8 +179,6 @@ def _section_of(why: str, row: dict) -> str:
 
 
 def _line(row: dict) -> str:
-    from brain.recall.depth import summary_line
-
     summary = summary_line({"content": row["content"], "metadata": {}}, 100)
     tags = [t for t in (row.get("tags") or "").split() if t != row.get("kind")][:3]
     return f"- {summary}" + (f" ({', '.join(tags)})" if tags else "") + f" · {row['id']}"
@@ -187,8 +189,6 @@ def build_core(root, project=None, *, budget_tokens: int = CORE_BUDGET_TOKENS, m
     """The CORE digest: salient memories grouped by kind and type, at most `budget_tokens` (estimated) and
     CORE_MAX_CHARS characters, CORE_SECTION_CAP lines per section. Dormant memories (score < 0.2) stay out
     unless pinned. Returns {"text", "sections", "tokens", "chars", ...}."""
-    from brain.util.tokens import estimate_tokens
-
     now = _now(now)
     allowed = sensitivity.allowed(max_sensitivity)
     char_limit = min(CORE_MAX_CHARS, budget_tokens * 4)
@@ -240,24 +240,18 @@ def build_core(root, project=None, *, budget_tokens: int = CORE_BUDGET_TOKENS, m
 
 def write_core(root, text: str, *, project=None, budget_tokens: int = CORE_BUDGET_TOKENS):
     """Save CORE.md in the memory root, and how it was made (state/core.json) so gardening can refresh it."""
-    from pathlib import Path  # writing CORE.md is not on a hook's path: keep pathlib off the import
-
-    from brain.util.files import atomic_write_json, atomic_write_text
-
-    path = Path(root) / CORE_NAME
+    path = os.path.join(os.fspath(root), CORE_NAME)
     atomic_write_text(path, text)
-    atomic_write_json(Path(root) / "state" / "core.json", {"project": project, "budget_tokens": budget_tokens})
+    atomic_write_json(os.path.join(os.fspath(root), "state", "core.json"),
+                      {"project": project, "budget_tokens": budget_tokens})
     return path
 
 
 def read_core_settings(root) -> dict:
     """{"project", "budget_tokens"} recorded by write_core (defaults when absent or damaged)."""
-    import json
-    import os
-
     try:
         with open(os.path.join(os.fspath(root), "state", "core.json"), encoding="utf-8") as fh:
-            value = json.load(fh)
+            value = fastjson.loads(fh.read())
         return {"project": value.get("project") if isinstance(value.get("project"), str) else None,
                 "budget_tokens": int(value.get("budget_tokens") or CORE_BUDGET_TOKENS)}
     except (OSError, ValueError, AttributeError, TypeError):

@@ -20,10 +20,16 @@ a kind mark and, after the text, what its relative dates mean.
 import math
 import time
 
+from brain.index.access import record_access
+from brain.index.search_index import chunk_count, connect
+from brain.recall import depth as depths
+from brain.recall.depth import DEPTHS
+from brain.store.salience import salience
 from brain.store.sensitivity import allowed, check_level
 from brain.util.sqlite import sqlite3
 from brain.util.text import STOPWORDS, UPPER, WORD_CHARS, Blanks, sentences, speaker_label, without_label
 from brain.util.text import words as word_runs
+from brain.util.tokens import estimate_tokens
 
 DEFAULT_BUDGET_TOKENS = 1600  # a ceiling: the relative cut below usually stops well before it
 # Precision cut: an item scoring under this share of the best item's score is left out, so a prompt with a clear
@@ -171,8 +177,6 @@ class RecallResult:
 
     @property
     def tokens(self) -> int:
-        from brain.util.tokens import estimate_tokens
-
         return estimate_tokens(self.render())
 
     def to_dict(self) -> dict:
@@ -184,8 +188,6 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
            max_sensitivity="medium", files=(), now=None, track=True) -> RecallResult:
     """The memories under `root` that answer `query`, best first within `budget_tokens` (see the module doc).
     `now`: a datetime (naive means UTC) or epoch seconds; the current time by default."""
-    from brain.recall.depth import DEPTHS
-
     if depth not in DEPTHS:
         raise ValueError(f"unknown depth {depth!r}; use one of {', '.join(DEPTHS)}")
     check_level(max_sensitivity)
@@ -195,8 +197,6 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
     empty = RecallResult(query, [], budget, depth)
     if not isinstance(query, str) or not query.strip() or budget <= 0 or limit <= 0:
         return empty
-    from brain.index.search_index import connect
-
     try:
         conn = connect(root, readonly=True)
     except sqlite3.Error:
@@ -214,8 +214,6 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
         conn.close()
     if track and items:
         try:
-            from brain.index.access import record_access
-
             record_access(root, [item.id for item in items])
         except OSError:
             pass  # a read-only store can still be recalled from
@@ -234,7 +232,7 @@ class _Clock:
             self.epoch = time.time()
         else:
             if now.tzinfo is None:
-                from datetime import timezone
+                from datetime import timezone  # a caller's datetime: datetime is loaded already
 
                 now = now.replace(tzinfo=timezone.utc)
             self.epoch = now.timestamp()
@@ -243,13 +241,13 @@ class _Clock:
             first = time.gmtime(self.epoch - (RECENT_DAYS - 1) * 86400)
             self.recent_from = "%04d-%02d-%02d" % (first.tm_year, first.tm_mon, first.tm_mday)
         else:
-            from datetime import timedelta
+            from datetime import timedelta  # a caller's datetime: datetime is loaded already
 
             self.recent_from = (now.date() - timedelta(days=RECENT_DAYS - 1)).isoformat()
 
     def date(self):
         if self._now is None:
-            from datetime import datetime, timezone
+            from datetime import datetime, timezone  # only for a prompt with a date (~1 ms otherwise)
 
             self._now = datetime.fromtimestamp(self.epoch, timezone.utc)
         return self._now.date()
@@ -266,7 +264,7 @@ class _Prompt:
         absolute = _may_have_calendar_date(text)
         relative = _may_have_relative_date(text)
         if absolute or relative:
-            from brain.util.timeref import absolute_spans, relative_spans, without_dates
+            from brain.util.timeref import absolute_spans, relative_spans, without_dates  # re: dated prompts only
 
             self.dates = absolute_spans(text) if absolute else []
             if relative:  # "yesterday", "last week": the days before this prompt
@@ -326,8 +324,6 @@ _OLDER_COLUMNS = _COLUMNS.replace("when_note, when_spans", "'' AS when_note, '' 
 
 def _rank(conn, prompt, project, max_sensitivity, now):
     """(scored candidates best first, how many were considered). Each candidate: (score, row, why)."""
-    from brain.index.search_index import chunk_count
-
     total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
     if not total:
         return [], 0
@@ -396,7 +392,7 @@ def _text_scores(conn, words, total):
 
 def _dated_rows(conn, spans) -> set:
     """Rows made on the days the prompt names (a day either side), whatever their words."""
-    from datetime import timedelta
+    from datetime import timedelta  # the prompt named a date, so datetime is loaded already
 
     found = set()
     for first, last in spans:
@@ -533,15 +529,11 @@ def _salience(row, now) -> float:
     # so comparing the day as a string tells whether it is recent.
     if not (row["pinned"] or row["access_count"] or row["kind"] != "turn" or row["created"][:10] >= now.recent_from):
         return 0.0
-    try:
-        from brain.store.salience import salience
-    except ImportError:  # salience.py is optional: pinned and used memories still count
-        return (1.0 if row["pinned"] else 0.0) + min(0.5, 0.1 * math.log2(1 + (row["access_count"] or 0)))
     return salience(row, now.epoch)
 
 
 def _about_dates(row, spans) -> bool:
-    from brain.util.timeref import day_of, overlaps, stored_spans
+    from brain.util.timeref import day_of, overlaps, stored_spans  # re and datetime: dated prompts only
 
     day = day_of(row["created"])
     if day is None:
@@ -554,8 +546,6 @@ def _about_dates(row, spans) -> bool:
 # ---------------------------------------------------------------------------------------------- the budget
 def _fill(ranked, budget, limit, depth, conn, words) -> list:
     """Best first into the token budget; text already shown (or contained in something shown) is skipped."""
-    from brain.util.tokens import estimate_tokens
-
     used = 0
     items, shown = [], []
     floor = RELATIVE_CUT * ranked[0][0] if ranked else 0.0
@@ -587,8 +577,6 @@ def _plain(text: str) -> str:
 
 
 def _shown_text(row, depth, conn, words=()) -> str:
-    from brain.recall import depth as depths
-
     chunk = {"id": row["id"], "content": row["content"], "type": row["type"],
              "metadata": {k: row[k] for k in ("created", "kind", "project", "conversation_id", "confidence",
                                               "status", "sensitivity") if row.get(k) is not None},

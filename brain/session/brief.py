@@ -9,6 +9,17 @@ folder tells), so a typical start costs no SQLite and no ranking.
 """
 import os
 import sys
+import time
+
+from brain.capture.queue import pending_count, safe_name
+from brain.context.project import ProjectInfo
+from brain.hud.render import render_hud
+from brain.hud.state import load_hud_state
+from brain.index.fingerprint import month_fingerprint
+from brain.recall.depth import summary_line
+from brain.session.usage import context_use
+from brain.util.files import atomic_write_json, read_json
+from brain.util.text import clip
 
 FULL_ITEMS_BUDGET_CHARS = 2_400
 INDEX_LINE_CHARS = 110
@@ -40,8 +51,6 @@ def _intent(row) -> str:
 
 def gauges(rows) -> dict:
     """The LiveHud's Past / intent / Future from the selected rows (last session record first)."""
-    from brain.recall.depth import summary_line
-
     rows = list(rows)
     last = _latest_session(rows)
     top = next((r for r in rows if r.get("kind") != "session"), None)
@@ -52,10 +61,6 @@ def gauges(rows) -> dict:
 
 
 def hud_text(root, inp, *, active: bool, brief: dict, memory_status=None) -> str:
-    from brain.capture.queue import pending_count
-    from brain.hud.render import render_hud
-    from brain.hud.state import load_hud_state
-    from brain.session.usage import context_use
 
     return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
                       present=brief.get("intent", "") if active else "", future=brief.get("future", ""),
@@ -69,9 +74,7 @@ def _row_dict(row) -> dict:
 
 
 def render_memory(rows, project_name: str, total: int | None) -> str:
-    from brain.recall.depth import summary_line
-    from brain.recall.recall import RecallResult
-    from brain.util.text import clip
+    from brain.recall.recall import RecallResult  # (with SQLite) only when a brief is computed, not reused
 
     if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
         return f"Memory for project {project_name}: none yet. {RecallResult.LEGEND}" if total else ""
@@ -112,14 +115,10 @@ BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this o
 
 
 def _brief_path(root, project_id: str, max_sensitivity: str) -> str:
-    from brain.capture.queue import safe_name
-
     return os.path.join(os.fspath(root), "state", "brief", f"{safe_name(project_id)}.{max_sensitivity}.json")
 
 
 def _store_fingerprint(root) -> str:
-    from brain.index.fingerprint import month_fingerprint
-
     return repr(sorted(month_fingerprint(root).items()))
 
 
@@ -127,10 +126,6 @@ def cached_brief(root, project_id: str, max_sensitivity: str):
     """The brief computed at an earlier start, if no chunk file came, went or changed since (None otherwise).
 
     The check is one stat per month folder: a cache hit costs no SQLite, no ranking, no regex."""
-    import time
-
-    from brain.util.files import read_json
-
     try:
         brief = read_json(_brief_path(root, project_id, max_sensitivity))
     except (OSError, ValueError):
@@ -149,11 +144,9 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
 
     If the index is stale and cannot be brought up to date at once (a writer holds the store, e.g. the capture
     worker that SessionEnd just started), the brief is served from the index as it is and marked not to be kept."""
-    import time
-
-    from brain.index.search_index import chunk_count, connect, is_stale, staleness
-    from brain.recall.core import select_for_session
-    from brain.safety.fence import fence
+    from brain.index.search_index import chunk_count, connect, is_stale, staleness  # SQLite: a brief to compute
+    from brain.recall.core import select_for_session  # a brief to compute: not on a reused brief's path
+    from brain.safety.fence import fence  # a brief to compute: not on a reused brief's path
 
     fresh = True
     why = staleness(root)
@@ -164,7 +157,7 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
         fresh = False
     elif why:  # files changed behind our back (a git pull, a crash): re-index just those months
         try:
-            from brain.store.chunk_store import ChunkStore
+            from brain.store.chunk_store import ChunkStore  # rare: files changed behind rlm-mem's back
 
             ChunkStore(root, lock_timeout=lock_wait).sync_derived()
         except Exception as exc:  # a stale index still serves; the next start (or the worker) refreshes it
@@ -189,8 +182,6 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
 def refresh_briefs(root) -> int:
     """Recompute every brief a session start has asked for (after capture or gardening changed the store), so
     the next session start finds it ready. Run by the detached worker, never by a hook."""
-    from brain.context.project import ProjectInfo
-
     folder = os.path.join(os.fspath(root), "state", "brief")
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
@@ -198,8 +189,6 @@ def refresh_briefs(root) -> int:
         return 0
     done = 0
     for name in names:
-        from brain.util.files import read_json
-
         try:
             old = read_json(os.path.join(folder, name))
             project_id, project_name = old["project"]
@@ -213,8 +202,6 @@ def refresh_briefs(root) -> int:
 
 
 def save_brief(root, project_id: str, max_sensitivity: str, brief: dict) -> None:
-    from brain.util.files import atomic_write_json
-
     if brief.get("fingerprint") is None:
         return  # made from a stale index: do not keep it
 

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+import yaml
+
 from brain.context.project import CONFIG_NAME, ProjectConfigError, read_config
 from brain.util.errors import RlmMemError
 from brain.util.files import atomic_write_json, atomic_write_text
@@ -200,8 +202,6 @@ def _save_manifest(path: Path, manifest: dict) -> None:
 # --- skill link ------------------------------------------------------------------------------------------------
 
 def _pointer_text(bundle_root: Path) -> str:
-    import yaml  # lazy: install is never on a hook's path
-
     description = "Persistent memory for Claude Code (rlm-mem)."
     try:
         text = (bundle_root / "SKILL.md").read_text(encoding="utf-8")

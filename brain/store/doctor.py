@@ -23,6 +23,7 @@ from brain.index import access, search_index
 from brain.index.json_indexes import JsonIndexes
 from brain.store.audit import audit
 from brain.store.chunk import is_chunk_id, month_of
+from brain.store.validation import schema_errors
 from brain.util.errors import StoreUnwritable
 from brain.util.files import TMP_PREFIX, atomic_write_bytes, ensure_dir, store_lock
 
@@ -87,7 +88,6 @@ def _difference(want: dict, have: dict) -> list:
 
 def load_chunk_file(path: Path):
     """(chunk dict, None) or (None, (problem code, what is wrong)). Never follows a symbolic link."""
-    from brain.store.validation import schema_errors
 
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
@@ -240,7 +240,7 @@ class _Inspection:
         for path, data in placed:
             self.live[data["id"]] = (path, data)
         for path, data in astray:
-            self._place(path, data, self.live, self.store.chunk_path(data["id"]))
+            self._place(path, data, self.live, self.store.layout.chunk_path(data["id"]))
 
     def scan_archive(self) -> None:
         folder = self.store.archive_dir
@@ -259,7 +259,7 @@ class _Inspection:
             else:
                 self.archived[data["id"]] = (path, data)
         for path, data in astray:
-            self._place(path, data, self.archived, self.store.archive_path(data["id"]))
+            self._place(path, data, self.archived, self.store.layout.archive_path(data["id"]))
 
     def _place(self, path: Path, data: dict, claimed: dict, dest: Path) -> None:
         cid = data["id"]
@@ -367,8 +367,6 @@ class _Inspection:
                                  path, cid, fix=("drop_links", cid, chunks is self.archived, dangling))
 
     def check_access(self) -> None:
-        from brain.store.validation import schema_errors
-
         known = set(self.live) | set(self.archived)
         unknown, log = set(), access.log_path(self.root)
         for path in (log, log.with_suffix(".folding")):
@@ -500,7 +498,7 @@ def _apply(store, problem: Problem, done: list) -> None:
             done.append(f"set the mode of {_rel(store, args[0])} to {args[1]:o}")
     elif kind == "drop_links":
         cid, archived, dangling = args
-        path = store.archive_path(cid) if archived else store.chunk_path(cid)
+        path = store.layout.archive_path(cid) if archived else store.layout.chunk_path(cid)
         data, error = load_chunk_file(path)
         if error:
             return

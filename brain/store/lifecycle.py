@@ -4,6 +4,7 @@ Identical content to an active memory reinforces that memory instead of adding a
 another records `supersedes`; the old one is marked superseded (kept readable, never offered as current).
 """
 from brain.index import access, search_index
+from brain.safety.redact import redact
 from brain.store.audit import audit
 from brain.store.chunk import validate_chunk_id
 from brain.util.errors import ChunkNotFound, ChunkValidationError
@@ -16,8 +17,6 @@ def find_duplicate(store, content: str, project=None):
     if conn is None:
         return None
     try:
-        from brain.safety.redact import redact
-
         digest = search_index.content_hash(redact(content.strip()))
         rows = conn.execute("SELECT id, project FROM chunks WHERE chash=? AND status='active'", (digest,)).fetchall()
     finally:
@@ -33,7 +32,7 @@ def reinforce(store, chunk_id: str, confidence: float | None = None, reason: str
     access.record_access(store.root, [chunk_id])
     chunk = store.get_chunk(chunk_id, track=False)
     if chunk is not None and confidence is not None and confidence > chunk.metadata["confidence"]:
-        chunk = store.update_chunk(chunk_id, confidence=confidence, reason=reason)
+        chunk = store.revise_chunk(chunk_id, confidence=confidence, reason=reason)
     audit(store.root, "reinforce", chunk_id, actor=store.actor, reason=reason)
     return chunk
 
@@ -49,13 +48,13 @@ def supersede(store, old_id: str, new_id: str, reason: str | None = None, *, not
     links = dict(old.links)
     links["superseded_by"] = sorted(set(links.get("superseded_by", [])) | {new_id})
     changes = {"extra": dict(old.metadata.get("extra") or {}, change_note=note)} if note else {}
-    store.update_chunk(old_id, status="superseded", superseded_at=utc_now(), links=links,
+    store.revise_chunk(old_id, status="superseded", superseded_at=utc_now(), links=links,
                        reason=reason or f"superseded by {new_id}", **changes)
     new = store.get_chunk(new_id, track=False)
     if new is not None and old_id not in new.links.get("supersedes", []):
         links = dict(new.links)
         links["supersedes"] = sorted(set(links.get("supersedes", [])) | {old_id})
-        store.update_chunk(new_id, links=links, reason=f"supersedes {old_id}")
+        store.revise_chunk(new_id, links=links, reason=f"supersedes {old_id}")
     audit(store.root, "supersede", old_id, actor=store.actor, reason=reason, details={"by": new_id})
 
 
@@ -88,7 +87,7 @@ def resolve_contradiction(store, first_id: str, second_id: str) -> tuple:
 
 
 def _set_status(store, chunk_id: str, status: str, action: str, reason: str | None):
-    chunk = store.update_chunk(chunk_id, status=status, reason=reason or action)
+    chunk = store.revise_chunk(chunk_id, status=status, reason=reason or action)
     audit(store.root, action, chunk_id, actor=store.actor, reason=reason)
     return chunk
 
@@ -105,11 +104,11 @@ def retract(store, chunk_id: str, reason: str | None = None):
 
 def reinstate(store, chunk_id: str, reason: str | None = None):
     """Back to active after a contest or retraction (the audit log keeps what happened)."""
-    return store.update_chunk(chunk_id, status=None, superseded_at=None, reason=reason or "reinstated as active")
+    return store.revise_chunk(chunk_id, status=None, superseded_at=None, reason=reason or "reinstated as active")
 
 
 def set_pinned(store, chunk_id: str, pinned: bool):
-    chunk = store.update_chunk(chunk_id, pinned=True if pinned else None, reason="pin" if pinned else "unpin")
+    chunk = store.revise_chunk(chunk_id, pinned=True if pinned else None, reason="pin" if pinned else "unpin")
     audit(store.root, "pin" if pinned else "unpin", chunk_id, actor=store.actor)
     return chunk
 

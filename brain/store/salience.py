@@ -54,7 +54,7 @@ def _as_epoch(now) -> float:
     if isinstance(now, (int, float)):
         return float(now)
     if now.tzinfo is None:
-        from datetime import timezone
+        from datetime import timezone  # the caller passed a datetime, so it is loaded already
 
         now = now.replace(tzinfo=timezone.utc)
     return now.timestamp()

@@ -77,12 +77,28 @@ def _fsync_dir(folder: str) -> None:
         os.close(fd)
 
 
+def fsync_written(paths) -> None:
+    """Make files written without fsync durable: each file, then each folder holding one (their new entries).
+    A batch writer calls this once before it reports the batch saved; `os.sync()` would flush every file system."""
+    folders = set()
+    for path in paths:
+        path = os.fspath(path)
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        folders.add(os.path.dirname(path) or ".")
+    for folder in sorted(folders):
+        _fsync_dir(folder)
+
+
 def atomic_write_text(path, text: str, *, fsync: bool = True) -> None:
     atomic_write_bytes(path, text.encode("utf-8"), fsync=fsync)
 
 
 def atomic_write_json(path, value, *, indent=2, fsync: bool = True) -> None:
-    import json  # pretty-printing needs the real module; reads on the hot path use fastjson
+    import json  # pretty-printing needs the real module; reads on the hooks' path use fastjson
 
     text = json.dumps(value, indent=indent, ensure_ascii=False, sort_keys=False)
     atomic_write_text(path, text + "\n", fsync=fsync)
@@ -108,15 +124,26 @@ DEFAULT_LOCK_TIMEOUT = float(os.environ.get("RLM_MEM_LOCK_TIMEOUT", "20"))
 
 def owner_lock(path, timeout: float, **options):
     """A filelock whose lock file is owner-only like every other file here (filelock's default is 0644)."""
-    from filelock import FileLock  # lazy: hooks that only read never load it
+    from filelock import FileLock  # hooks that only read never take a lock, so never pay for filelock
 
     return FileLock(os.fspath(path), timeout=timeout, mode=FILE_MODE, **options)
+
+
+def try_acquire(lock) -> bool:
+    """Take `lock` within its timeout: True, or False when another process holds it."""
+    from filelock import Timeout  # loaded with owner_lock's FileLock anyway
+
+    try:
+        lock.acquire()
+        return True
+    except Timeout:
+        return False
 
 
 @contextmanager
 def store_lock(root, timeout: float | None = None):
     """Serialise read-modify-write on one store. Raises StoreBusy after `timeout` seconds."""
-    from filelock import Timeout
+    from filelock import Timeout  # loaded with owner_lock's FileLock anyway
 
     lock_dir = os.path.join(os.fspath(root), "index")
     try:

@@ -1,0 +1,126 @@
+"""From what a caller gives (content, type, tags, metadata, key) to a chunk dict ready to validate and write.
+
+Every stored string is redacted here, the one place a new chunk is made. Ids come from `created` and, for
+captured and imported memories, a stable key (capturing the same thing twice gives the same id). Keys of chunks a
+person deleted for good are kept in state/ (tombstones) so that capturing the same transcript again does not
+bring them back.
+"""
+from brain.safety.redact import redact
+from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, new_chunk_id
+from brain.store.classify import detect_type
+from brain.util.errors import ChunkValidationError
+from brain.util.fasthash import sha1
+from brain.util.files import append_line
+from brain.util.timestamps import normalize_timestamp, utc_now
+from brain.util.tokens import estimate_tokens
+
+MAX_TAGS = 50
+MAX_TAG_LENGTH = 64
+TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks deleted with --permanent
+
+METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "project", "project_name",
+                   "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
+                   "original_type", "superseded_at", "files", "part", "provenance", "extra")
+_RESERVED = ("created", "conversation_id", "source", "confidence")
+
+
+def clean_tags(tags) -> list:
+    """Lowercased, trimmed, de-duplicated tags; bounded in number and length with a clear error."""
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        tags = tags.split(",")
+    out = []
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise ChunkValidationError(f"tags must be strings, got {tag!r}")
+        tag = " ".join(tag.strip().lower().split())
+        if not tag:
+            continue
+        if len(tag) > MAX_TAG_LENGTH:
+            raise ChunkValidationError(f"tag {tag[:20]!r}... is longer than {MAX_TAG_LENGTH} characters")
+        if tag not in out:
+            out.append(tag)
+    if len(out) > MAX_TAGS:
+        raise ChunkValidationError(f"{len(out)} tags given; at most {MAX_TAGS} are allowed")
+    return out
+
+
+def key_hash(key: str) -> str:
+    return "key:" + sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def same_key(existing: dict, chunk: dict) -> bool:
+    """Whether a stored chunk was made from the same key (older chunks without the hash: same content)."""
+    theirs = (existing.get("metadata", {}).get("provenance") or {}).get("hash")
+    if theirs and str(theirs).startswith("key:"):
+        return theirs == chunk["metadata"]["provenance"]["hash"]
+    return existing.get("content") == chunk["content"]
+
+
+def _confidence(value) -> float:
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ChunkValidationError(f"confidence must be a number between 0 and 1, got {value!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise ChunkValidationError(f"confidence must be between 0 and 1, got {value}")
+    return value
+
+
+def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, tags=None, confidence=0.8,
+                source="interaction", created=None, links=None, metadata=None, key=None) -> dict:
+    """The chunk dict for these arguments (create_chunk's), redacted and with its id; ChunkValidationError on bad
+    input. Not yet validated against the schema (the caller does, before taking the store lock)."""
+    if not isinstance(content, str) or not content.strip():
+        raise ChunkValidationError("content is empty; give the text to remember")
+    content = redact(content.strip())
+    if chunk_type is None:
+        chunk_type = detect_type(content)
+    if chunk_type not in CHUNK_TYPES:
+        raise ChunkValidationError(f"unknown type {chunk_type!r}; use one of {', '.join(CHUNK_TYPES)}")
+    if source not in SOURCES:
+        raise ChunkValidationError(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+    try:
+        created = normalize_timestamp(created) if created else utc_now()
+    except ValueError:
+        raise ChunkValidationError(f"created must be an ISO 8601 time, got {created!r}") from None
+    md = {"created": created, "conversation_id": conversation_id, "source": source,
+          "confidence": _confidence(confidence), "access_count": 0, "last_accessed": None}
+    for name, value in (metadata or {}).items():
+        if name not in METADATA_FIELDS or name in _RESERVED:
+            raise ChunkValidationError(f"unknown or reserved metadata field {name!r}")
+        if value is not None:
+            md[name] = value
+    if "title" in md:
+        md["title"] = redact(md["title"])
+    if key:  # remember which key made this id: a second key landing on the same 8 hex digits is a collision
+        md["provenance"] = dict(md.get("provenance") or {}, hash=key_hash(key))
+    chunk_links = empty_links()
+    for link_type, targets in (links or {}).items():
+        chunk_links.setdefault(link_type, [])
+        for target in targets:
+            if target not in chunk_links[link_type]:
+                chunk_links[link_type].append(target)
+    return {
+        "id": new_chunk_id(created, key),
+        "content": content,
+        "tokens": int(tokens) if tokens is not None else estimate_tokens(content),
+        "type": chunk_type,
+        "metadata": md,
+        "links": chunk_links,
+        "tags": clean_tags(tags),
+    }
+
+
+def tombstones(state_dir) -> set:
+    """Key hashes of captured chunks a person deleted for good."""
+    try:
+        with open(state_dir / TOMBSTONES, encoding="utf-8") as fh:
+            return set(fh.read().split())
+    except OSError:
+        return set()
+
+
+def bury(state_dir, hash_: str) -> None:
+    append_line(state_dir / TOMBSTONES, hash_)
