@@ -222,3 +222,28 @@ def test_every_cli_command_is_listed_once_and_loads():
         assert module.startswith("brain.cli.") and module in SOURCES, target
         command = getattr(__import__(module, fromlist=[attr]), attr)
         assert isinstance(command, click.Command) and (command.name == name or name == "list"), (name, target)
+
+
+def test_the_architecture_page_names_every_module():
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    missing = []
+    for module, path in SOURCES.items():
+        if path.name == "__init__.py":
+            continue
+        package, name = module.rsplit(".", 1)
+        if f"`{package.replace('.', '/')}`" not in text or f"`{name}`" not in text:
+            missing.append(module)
+    assert not missing, missing
+
+
+def test_every_environment_variable_read_is_documented_in_the_readme():
+    import re
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    names = set()
+    for path in list(BRAIN.rglob("*.py")) + [ROOT / "scripts" / "hook.py"]:
+        source = path.read_text(encoding="utf-8")
+        names |= set(re.findall(r"""(?:environ|env)(?:\.get)?[\[(]\s*["']([A-Z][A-Z0-9_]+)["']""", source))
+        names |= set(re.findall(r"""^[A-Z_]*ENV[A-Z_]* = ["']([A-Z][A-Z0-9_]+)["']""", source, re.M))
+    assert names, "no environment variable found: the pattern is wrong"
+    assert not {n for n in names if f"`{n}`" not in readme}, sorted(n for n in names if f"`{n}`" not in readme)

@@ -1,6 +1,7 @@
 """The brain (issue 2): seed 000's store, exactly — files, indexes, links, archive, safety, chunking, types."""
 import json
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -334,3 +335,19 @@ def test_accesses_of_a_chunk_archived_before_the_fold_are_kept(store):
     store.delete_chunk(c.id)
     assert store.fold_access() == 1
     assert store.restore_chunk(c.id).metadata["access_count"] == 2
+
+
+def test_seed_000_python_api_example_runs_verbatim_in_a_fresh_store(tmp_path):
+    """The seed's example (tests/fixtures/seed_000_example.py, copied from seed 000 with one closing print) runs to
+    the end: its example id has six hex digits, so get gives None and update/delete give False, logged."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k != "RLM_MEM_DIR"}
+    run = subprocess.run([sys.executable, str(root / "tests" / "fixtures" / "seed_000_example.py")], cwd=tmp_path,
+                         env=dict(env, PYTHONPATH=str(root)), capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert "ran to the end: 1 chunk(s) listed" in run.stdout
+    assert "invalid chunk id" in run.stderr  # logged, as the seed says
+    assert len(list((tmp_path / "brain" / "memory" / "chunks").glob("*/chunk-*.json"))) == 1
