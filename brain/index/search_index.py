@@ -14,7 +14,7 @@ from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "5"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table
+SCHEMA_VERSION = "5"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table, scope
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS chunks(
   kind TEXT NOT NULL DEFAULT 'memory',
   role TEXT,
   project TEXT,
+  scope TEXT,
   conversation_id TEXT,
   confidence REAL NOT NULL DEFAULT 0.8,
   importance REAL,
@@ -70,7 +71,7 @@ CREATE TRIGGER IF NOT EXISTS chunks_counted_out AFTER DELETE ON chunks
   BEGIN UPDATE counts SET value = value - 1 WHERE name = 'chunks'; END;
 """
 
-_COLUMNS = ("id", "created", "type", "kind", "role", "project", "conversation_id", "confidence", "importance",
+_COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
             "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "tags",
             "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "content")
 
@@ -163,7 +164,7 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
     md = chunk["metadata"]
     return (
         chunk["id"], md["created"], chunk["type"], md.get("kind", "memory"), md.get("role"), md.get("project"),
-        md.get("conversation_id"), float(md.get("confidence", 0.8)), md.get("importance"),
+        md.get("scope"), md.get("conversation_id"), float(md.get("confidence", 0.8)), md.get("importance"),
         1 if md.get("pinned") else 0, md.get("status", "active"), md.get("sensitivity", "low"), md.get("category"),
         int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,

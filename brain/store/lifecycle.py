@@ -107,6 +107,18 @@ def reinstate(store, chunk_id: str, reason: str | None = None):
     return store.revise_chunk(chunk_id, status=None, superseded_at=None, reason=reason or "reinstated as active")
 
 
+SCOPES = ("user", "project", "global")  # metadata.scope; a memory without one is "project"
+
+
+def set_scope(store, chunk_id: str, scope: str, reason: str | None = None):
+    """Who a memory is about and where it applies: user (in every project), project (here only), global."""
+    if scope not in SCOPES:
+        raise ChunkValidationError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+    chunk = store.revise_chunk(chunk_id, scope=None if scope == "project" else scope, reason=reason or f"scope {scope}")
+    audit(store.root, "scope", chunk_id, actor=store.actor, reason=reason, details={"scope": scope})
+    return chunk
+
+
 def set_pinned(store, chunk_id: str, pinned: bool):
     chunk = store.revise_chunk(chunk_id, pinned=True if pinned else None, reason="pin" if pinned else "unpin")
     audit(store.root, "pin" if pinned else "unpin", chunk_id, actor=store.actor)
