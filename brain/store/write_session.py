@@ -94,8 +94,11 @@ class WriteSession:
 
     # lookups -------------------------------------------------------------
     def existing(self, chunk_id: str):
-        """The stored chunk with this id, live or archived (None when the id is free)."""
-        return self.layout.read_chunk(chunk_id, include_archived=True)
+        """The stored chunk with this id, live or archived (None when the id is free: one stat, the common case)."""
+        for path in (self.layout.chunk_path(chunk_id), self.layout.archive_path(chunk_id)):
+            if path.is_file():
+                return self.layout.read_file(path)
+        return None
 
     def referrers(self, target: str) -> list:
         return referrers(self.conn, self.layout, target)
