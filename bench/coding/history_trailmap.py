@@ -153,6 +153,6 @@ QUESTIONS = [
 ]
 
 BRIEF = {
-    "holds": ["vitest", "Node 20", "12 hours", "service worker", "Playwright"],
+    "holds": ["vitest", ("Node 20", "Node to 20"), "12 hours", "service worker", "Playwright"],
     "stale": ["jest", "Node 18", "24 hours", "02:00 UTC"],
 }

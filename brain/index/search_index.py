@@ -14,7 +14,8 @@ from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "5"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table, scope
+SCHEMA_VERSION = "5"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
+# replaced_at, value_kinds
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -32,6 +33,7 @@ CREATE TABLE IF NOT EXISTS chunks(
   importance REAL,
   pinned INTEGER NOT NULL DEFAULT 0,
   status TEXT NOT NULL DEFAULT 'active',
+  replaced_at TEXT,
   sensitivity TEXT NOT NULL DEFAULT 'low',
   category TEXT,
   tokens INTEGER NOT NULL,
@@ -44,6 +46,7 @@ CREATE TABLE IF NOT EXISTS chunks(
   chash TEXT NOT NULL DEFAULT '',
   when_note TEXT NOT NULL DEFAULT '',
   when_spans TEXT NOT NULL DEFAULT '',
+  value_kinds TEXT NOT NULL DEFAULT '',
   content TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
@@ -59,6 +62,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
+-- Value changes a turn made (chunk metadata.extra.changes): older memories holding `old` state a replaced value.
+CREATE TABLE IF NOT EXISTS changes(project TEXT, old TEXT, new TEXT NOT NULL, at TEXT NOT NULL, id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS changes_project ON changes(project, at);
+CREATE INDEX IF NOT EXISTS changes_id ON changes(id);
 -- Each chunk's tags, exact: auto-linking asks which chunks share a tag (the FTS column stems and splits words).
 CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(tag, id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
@@ -72,8 +79,8 @@ CREATE TRIGGER IF NOT EXISTS chunks_counted_out AFTER DELETE ON chunks
 """
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
-            "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "tags",
-            "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "content")
+            "pinned", "status", "replaced_at", "sensitivity", "category", "tokens", "access_count", "last_accessed", "tags",
+            "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds", "content")
 
 
 def db_path(root) -> str:
@@ -165,10 +172,12 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
     return (
         chunk["id"], md["created"], chunk["type"], md.get("kind", "memory"), md.get("role"), md.get("project"),
         md.get("scope"), md.get("conversation_id"), float(md.get("confidence", 0.8)), md.get("importance"),
-        1 if md.get("pinned") else 0, md.get("status", "active"), md.get("sensitivity", "low"), md.get("category"),
+        1 if md.get("pinned") else 0, md.get("status", "active"), md.get("superseded_at"), md.get("sensitivity", "low"),
+        md.get("category"),
         int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
-        content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), chunk["content"],
+        content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), _value_kinds(chunk["content"]),
+        chunk["content"],
     )
 
 
@@ -178,6 +187,14 @@ def _when(content: str, created) -> tuple:
     from brain.util.timeref import resolved  # re and datetime: writers only, never the prompt hook
 
     return resolved(content, created)
+
+
+def _value_kinds(content: str) -> str:
+    """The kinds of value a memory states ("duration url"), found once when it is indexed, so that "how long
+    ...?" can favour a memory holding a duration without the prompt hook reading any regex."""
+    from brain.util.values import coarse_kinds  # re: writers only, never the prompt hook
+
+    return coarse_kinds(content)
 
 
 def content_hash(text: str) -> str:
@@ -192,6 +209,7 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
         conn.execute("DELETE FROM chunks WHERE rowid=?", (row[0],))
     conn.execute("DELETE FROM links WHERE src=?", (chunk_id,))
     conn.execute("DELETE FROM tags WHERE id=?", (chunk_id,))
+    conn.execute("DELETE FROM changes WHERE id=?", (chunk_id,))
 
 
 def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
@@ -204,6 +222,12 @@ def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) 
     conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
                      [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()])
     conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)", [(t, chunk["id"]) for t in chunk.get("tags") or ()])
+    md = chunk["metadata"]
+    changes = (md.get("extra") or {}).get("changes") if isinstance(md.get("extra"), dict) else None
+    if isinstance(changes, list):
+        conn.executemany("INSERT INTO changes(project, old, new, at, id) VALUES(?, ?, ?, ?, ?)",
+                         [(md.get("project"), c.get("old"), c["new"], md["created"], chunk["id"]) for c in changes
+                          if isinstance(c, dict) and isinstance(c.get("new"), str)])
 
 
 def remove(conn: sqlite3.Connection, chunk_id: str) -> None:
@@ -215,6 +239,7 @@ def clear(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
     conn.execute("DELETE FROM links")
     conn.execute("DELETE FROM tags")
+    conn.execute("DELETE FROM changes")
 
 
 def chunk_count(conn: sqlite3.Connection) -> int:
