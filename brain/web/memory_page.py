@@ -67,6 +67,7 @@ def _about(view: View, data: dict, archived: bool):
         ("status", "archived" if archived else md.get("status", "active")),
         ("pinned", "yes" if md.get("pinned") else "no"),
         ("created", md.get("created")), ("updated", md.get("updated")), ("superseded at", md.get("superseded_at")),
+        ("change note", (md.get("extra") or {}).get("change_note") if isinstance(md.get("extra"), dict) else None),
         ("session", el("a", {"href": session_href(view, conversation)}, conversation) if conversation else None),
         ("role", md.get("role")), ("source", md.get("source")), ("confidence", md.get("confidence")),
         ("importance", md.get("importance")), ("sensitivity", md.get("sensitivity", "low")),

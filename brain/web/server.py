@@ -81,11 +81,12 @@ class Handler(BaseHTTPRequestHandler):
 
     def _answer(self, handle):
         view = self.server.view
-        base = view.base if self._host_ok() and self._token_ok() else None  # error pages link nowhere otherwise
+        host_ok, token_ok = self._host_ok(), self._token_ok()
+        base = view.base if host_ok and token_ok else None  # error pages link nowhere otherwise
         try:
-            if not self._host_ok():
+            if not host_ok:
                 raise PageError(403, "this server answers only to 127.0.0.1 and localhost on its own port")
-            if not self._token_ok():
+            if not token_ok:
                 raise PageError(403, "this address needs the token `rlm-mem serve` printed: open the address it "
                                      "printed")
             handle(view, *self._path_and_query())
