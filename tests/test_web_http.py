@@ -10,7 +10,6 @@ from urllib.parse import urlsplit
 import pytest
 
 from brain.context.project import ProjectInfo
-from brain.store.chunk_store import ChunkStore
 from brain.web.server import MemoryServer
 from harness import web
 
@@ -18,16 +17,11 @@ PROJECT = ProjectInfo("demo", "demo", None, "test")
 
 
 @pytest.fixture
-def store(isolated_memory):
-    return ChunkStore(isolated_memory, actor="test")
-
-
-@pytest.fixture
-def server(isolated_memory):
+def server(store):
     started = []
 
     def start(read_only=False):
-        srv = MemoryServer(isolated_memory, PROJECT, port=0, read_only=read_only)
+        srv = MemoryServer(store.root, PROJECT, port=0, read_only=read_only)
         threading.Thread(target=srv.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         started.append(srv)
         return srv
@@ -175,12 +169,12 @@ def test_bad_forms_get_a_plain_error_page_and_change_nothing(server, store):
     assert store.get_chunk(chunk.id, track=False).to_dict() == chunk.to_dict()
 
 
-def test_a_damaged_index_is_a_plain_page_not_a_traceback(server, store, isolated_memory):
+def test_a_damaged_index_is_a_plain_page_not_a_traceback(server, store):
     store.create_chunk("The staging database listens on port 5433", "fact")
     srv = server()
     for suffix in ("", "-wal", "-shm"):
-        (isolated_memory / "index" / f"search.db{suffix}").unlink(missing_ok=True)
-    (isolated_memory / "index" / "search.db").write_bytes(b"not a database" * 100)
+        (store.root / "index" / f"search.db{suffix}").unlink(missing_ok=True)
+    (store.root / "index" / "search.db").write_bytes(b"not a database" * 100)
     status, _, text = get(srv)
     assert status == 503 and "rlm-mem reindex" in text and "Traceback" not in text
 
@@ -244,9 +238,9 @@ def test_sensitive_memories_show_their_text_only_when_asked(server, store):
     assert "therapist" in get(srv, f"memory/{secret.id}?reveal=1")[2]
 
 
-def test_a_search_counts_as_no_use_of_the_memories_shown(server, store, isolated_memory):
+def test_a_search_counts_as_no_use_of_the_memories_shown(server, store):
     chunk = store.create_chunk("The staging database listens on port 5433", "fact")
     srv = server()
     text = get(srv, "?q=staging+database+port")[2]
     assert chunk.id in text
-    assert not (isolated_memory / "index" / "access_log.jsonl").exists()
+    assert not (store.root / "index" / "access_log.jsonl").exists()

@@ -11,7 +11,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from brain.store.audit import read_audit
-from brain.store.chunk_store import ChunkStore
 from brain.store.lifecycle import supersede
 from harness import web
 
@@ -34,18 +33,13 @@ def browser():
 
 
 @pytest.fixture
-def store(isolated_memory):
-    return ChunkStore(isolated_memory, actor="test")
-
-
-@pytest.fixture
-def serve(isolated_memory):
+def serve(store):
     """start(): the page served in this process; start(as_command=True): `rlm-mem serve` in a subprocess."""
     started = []
 
     def start(*args, as_command=False):
-        served = web.Served(isolated_memory, *args) if as_command else \
-            web.InProcess(isolated_memory, read_only="--read-only" in args)
+        served = web.Served(store.root, *args) if as_command else \
+            web.InProcess(store.root, read_only="--read-only" in args)
         started.append(served)
         return served
 
@@ -139,23 +133,23 @@ def test_a_memory_shows_its_links_as_a_graph_with_provenance_and_history(browser
     assert "the load test passed" in page
 
 
-def test_a_pin_from_the_page_is_visible_in_rlm_mem_list(browser, store, serve, isolated_memory):
+def test_a_pin_from_the_page_is_visible_in_rlm_mem_list(browser, store, serve):
     chunk = store.create_chunk("Always run the linter before pushing", "preference")
     served = serve(as_command=True)
     browser.get(served.url + f"memory/{chunk.id}")
     browser.find_element("css selector", "form.tend button[value=pin]").click()
     wait_for_text(browser, "Pinned.")
     web.screenshot(browser, "pinned")
-    listed = web.run_cli(isolated_memory, "list")
+    listed = web.run_cli(store.root, "list")
     assert listed.returncode == 0 and f"{chunk.id}" in listed.stdout
     assert "📌" in next(line for line in listed.stdout.splitlines() if chunk.id in line)
-    assert [(e["action"], e["actor"]) for e in read_audit(isolated_memory, chunk.id, "pin")] == [("pin", "web")]
+    assert [(e["action"], e["actor"]) for e in read_audit(store.root, chunk.id, "pin")] == [("pin", "web")]
     browser.find_element("css selector", "form.tend button[value=unpin]").click()
     wait_for_text(browser, "Unpinned.")
-    assert "📌" not in web.run_cli(isolated_memory, "list").stdout
+    assert "📌" not in web.run_cli(store.root, "list").stdout
 
 
-def test_forget_restore_edit_scope_and_supersede_from_the_page(browser, store, serve, isolated_memory):
+def test_forget_restore_edit_scope_and_supersede_from_the_page(browser, store, serve):
     old = store.create_chunk("The API lives on port 8000", "fact").id
     chunk = store.create_chunk("The API lives on port 8080", "note").id
     served = serve()
@@ -180,18 +174,18 @@ def test_forget_restore_edit_scope_and_supersede_from_the_page(browser, store, s
     wait_for_text(browser, "Scope changed.")
     submit("supersede", old=old[-8:])
     wait_for_text(browser, "Marked as replacing")
-    data = json.loads(next(isolated_memory.glob(f"chunks/*/{chunk}.json")).read_text())
+    data = json.loads(next(store.root.glob(f"chunks/*/{chunk}.json")).read_text())
     assert (data["content"], data["type"], data["metadata"]["scope"]) == ("The API lives on port 8081", "fact", "global")
     assert old in data["links"]["supersedes"]
     assert store.get_chunk(old, track=False).status == "superseded"
     submit("forget", reason="wrong project")
     wait_for_text(browser, "Forgotten")
-    assert "archived" in visible(browser) and next(isolated_memory.glob(f"archive/{chunk}.json"), None)
+    assert "archived" in visible(browser) and next(store.root.glob(f"archive/{chunk}.json"), None)
     web.screenshot(browser, "forgotten")
     browser.find_element("css selector", "form.tend button[value=restore]").click()
     wait_for_text(browser, "Restored.")
     assert store.get_chunk(chunk, track=False) is not None
-    actions = [(e["action"], e["actor"]) for e in read_audit(isolated_memory, chunk) if e["actor"] == "web"]
+    actions = [(e["action"], e["actor"]) for e in read_audit(store.root, chunk) if e["actor"] == "web"]
     assert [a for a, _ in actions] == ["update", "update", "scope", "update", "archive", "restore"], actions
 
 
