@@ -8,10 +8,10 @@ import threading
 from urllib.parse import urlsplit
 
 import pytest
+from harness import web
 
 from brain.context.project import ProjectInfo
 from brain.web.server import MemoryServer
-from harness import web
 
 PROJECT = ProjectInfo("demo", "demo", None, "test")
 
@@ -186,6 +186,7 @@ def test_every_response_forbids_scripts_and_frames(server, store):
     srv = server()
     for path in ("", f"memory/{chunk.id}", "?q=deploy+quoted", "sessions", "now", "nope"):
         status, headers, text = get(srv, path)
+        assert status == (404 if path == "nope" else 200), path
         assert "script-src" not in headers["Content-Security-Policy"]  # default-src 'none' covers scripts
         assert headers["Content-Security-Policy"].startswith("default-src 'none'")
         assert headers["X-Frame-Options"] == "DENY" and headers["X-Content-Type-Options"] == "nosniff"

@@ -9,10 +9,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from harness import web
 
 from brain.store.audit import read_audit
 from brain.store.lifecycle import supersede
-from harness import web
 
 pytestmark = pytest.mark.skipif(web.missing() is not None, reason=web.missing() or "")
 

@@ -72,7 +72,7 @@ def search(view: View, params: dict) -> tuple:
     rows = queries.rows_by_id(view.root, [item.id for item in result.items])
     items = [memory_item(view, dict(rows.get(item.id) or {}, id=item.id, created=item.created, type=item.type,
                                     kind=item.kind, status=item.status, content=item.text),
-                         lead=el("span", {"class": "score", "title": ", ".join(item.why)}, f"{item.score:.2f}"))
+                         lead=el("span", {"class": "score", "title": ", ".join(item.why)}, f"{item.score:.3g}"))
              for item in result.items]
     wider = [el("a", {"href": href(view.base, q=query, budget=b)}, f"{b:,} tokens") for b in SEARCH_BUDGETS
              if b != budget]

@@ -35,7 +35,7 @@ def hidden(row) -> bool:
 def badges(row) -> list:
     """Type, kind, scope, status, pin and sensitivity, each shown only when it says something."""
     out = [el("span", {"class": "badge type"}, row["type"])]
-    if row.get("kind") not in (None, "memory"):
+    if row.get("kind") not in (None, "memory", row["type"]):
         out.append(el("span", {"class": "badge kind"}, row["kind"]))
     if row.get("scope") not in (None, "project"):
         out.append(el("span", {"class": "badge scope"}, row["scope"]))
