@@ -6,6 +6,7 @@ import os
 import sys
 
 from brain.capture.queue import enqueue, pending_count, uncaptured_siblings, worker_running
+from brain.context.dependencies import ready
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_SIBLINGS = 20  # earlier sessions queued by one session start
@@ -50,7 +51,7 @@ def at_session_start(root, transcript_path: str, session_id: str) -> None:
             enqueue(root, sid, path, final=True)
     except OSError:
         return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    if pending_count(root):
+    if pending_count(root) or not ready(BUNDLE_ROOT):  # a worker installs missing packages before it captures
         start_worker(root)
     try:
         from brain.garden.schedule import garden_due  # one small file read; the rest of gardening never loads here
