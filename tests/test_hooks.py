@@ -165,14 +165,19 @@ def test_per_project_off_switch(tmp_path, project, isolated_memory):
     assert one(fire("UserPromptSubmit", dict(base, prompt="staging database port?"))).stdout == ""
 
 
-def test_session_start_picks_up_sessions_that_were_never_captured(tmp_path, project, isolated_memory):
-    lost = session(tmp_path, project, sid="lost-session")  # SessionEnd never fired for it
+def test_session_start_captures_only_sessions_it_saw_start(tmp_path, project, isolated_memory):
+    lost = session(tmp_path, project, sid="lost-session")  # rlm-mem saw it start; its SessionEnd never came
+    assert one(fire("SessionStart", dict(lost, source="startup"))).returncode == 0
+    older = session(tmp_path, project, sid="before-install")  # a transcript from before rlm-mem: never seen
     current = {"session_id": "new", "transcript_path": str(tmp_path / "new.jsonl"), "cwd": str(project)}
     (tmp_path / "new.jsonl").write_text("")
     assert one(fire("SessionStart", dict(current, source="startup"))).returncode == 0
     ingest()
     convs = {c["metadata"]["conversation_id"] for c in ChunkStore(isolated_memory).layout.iter_chunks()}
-    assert lost["session_id"] in convs
+    assert lost["session_id"] in convs and older["session_id"] not in convs
+    ingest("--backfill", str(tmp_path))  # older transcripts only on request
+    convs = {c["metadata"]["conversation_id"] for c in ChunkStore(isolated_memory).layout.iter_chunks()}
+    assert older["session_id"] in convs
 
 
 @pytest.mark.parametrize("event", EVENTS)

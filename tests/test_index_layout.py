@@ -106,4 +106,5 @@ def test_the_legend_is_given_even_when_only_other_projects_have_memory(tmp_path,
     project.mkdir()
     run = fire("SessionStart", {"session_id": "s", "cwd": str(project), "source": "startup"})[0]
     assert run.returncode == 0 and RecallResult.LEGEND in run.context
-    assert recall(isolated_memory, "which Postgres does billing run on?", project="other", track=False).items
+    assert not recall(isolated_memory, "which Postgres does billing run on?", project="other", track=False).items
+    assert recall(isolated_memory, "which Postgres does billing run on?", project=None, track=False).items

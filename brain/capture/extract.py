@@ -10,8 +10,10 @@ Stdlib only: capture hooks import this module.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from brain.capture.novelty import Recalled, content_words, values
+from brain.capture.scopes import PROJECT, scope_of
 from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
 from brain.util.text import STOPWORDS, clip, sentences, speaker_label
 from brain.util.values import value_kinds
@@ -42,6 +44,8 @@ class Candidate:
     timestamp: str | None
     source_uuid: str | None
     category: str  # past | present | future
+    scope: str = PROJECT  # user | project (brain/capture/scopes.py)
+    statement: str = ""  # the sentence it came from: one statement gives one memory
 
 
 # --- sentences -------------------------------------------------------------------------------------------------
@@ -295,9 +299,10 @@ def _change_decisions(turns: list) -> list:
     after 7 days"), so that the decision stands on its own."""
     out = []
     for position, turn in enumerate(turns):
-        if turn.role != "user" or not turn.text or turn.is_sidechain or turn.is_compact_summary:
+        if turn.role != "user" or not turn.text or turn.is_sidechain or turn.is_compact_summary or turn.abandoned:
             continue
-        reply = next((t for t in turns[position + 1:] if t.role == "assistant" and not t.is_sidechain), None)
+        reply = next((t for t in turns[position + 1:] if t.role == "assistant" and not t.is_sidechain
+                      and not t.abandoned), None)
         if reply is None or not any(u.name in EDIT_TOOLS or u.command for u in reply.tool_uses) or \
                 any(u.ok is False for u in reply.tool_uses):
             continue
@@ -311,7 +316,8 @@ def _change_decisions(turns: list) -> list:
                 text = _capitalize(_DONE_PREFIX.sub("", confirm)) if confirm else ""
             if text:
                 out.append((position, _candidate("decision", "decision", f"Decision: {text}",
-                                                 CONFIDENCE["decision"], ("decision", "change"), turn, "present")))
+                                                 CONFIDENCE["decision"], ("decision", "change"), turn, "present",
+                                                 sentence)))
             break
     return out
 
@@ -319,16 +325,42 @@ def _change_decisions(turns: list) -> list:
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
 
-def _best_quote(text: str, against: str) -> str:
-    """The sentence of `text` sharing most words with `against`: what a correction most likely corrects."""
-    words = set(_WORD.findall(against.lower())) - STOPWORDS
-    best, best_score = "", -1
-    for line in _prose_lines(text):
+_NEGATED = re.compile(r"\bnot\s+(?:in\s+|on\s+|at\s+|the\s+|a\s+|an\s+)?[`'\"]?([\w./:-]+)")
+
+
+def _corrected_statement(reply: str, correction: str) -> str:
+    """The statement of the assistant's `reply` that `correction` corrects, or "" when none can be told.
+
+    In order: a statement naming what the correction negates ("..., not staging.ledgerly.dev"); one stating a
+    value of the kind the correction gives but another one (5432 where the person says 5433); failing those, the
+    statement sharing most of the correction's words (one at least); failing all, the reply's only statement.
+    Questions are never what was corrected."""
+    words = content_words(correction)
+    negated = {m.group(1).lower().rstrip(".,:;") for m in _NEGATED.finditer(correction.lower())} - STOPWORDS
+    given = values(words)
+    best, best_score, statements = "", 0.0, 0
+    for line in _prose_lines(reply):
         for part in sentences(line):
-            score = len(words & set(_WORD.findall(part.lower())))
+            part = part.strip()
+            if not part or part.rstrip(" )\"'").endswith("?"):
+                continue
+            statements += 1
+            best = best or part
+            theirs = content_words(part)
+            score = len(words & theirs) / 2.0
+            if negated & theirs:
+                score += 4
+            other_values = values(theirs) - given
+            if given and other_values and any(_same_kind(v, g) for v in other_values for g in given):
+                score += 3
             if score > best_score:
                 best, best_score = part, score
-    return clip(best, _QUOTE_MAX)
+    return clip(best, _QUOTE_MAX) if best_score > 0 or statements == 1 else ""
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Two values of one kind: both numbers, or both dotted names (hosts, versions, files)."""
+    return a.replace(".", "").isdigit() == b.replace(".", "").isdigit() and ("." in a) == ("." in b)
 
 
 # --- tool events -----------------------------------------------------------------------------------------------
@@ -415,9 +447,13 @@ def _command_key(use) -> str:
 # --- the extractor ---------------------------------------------------------------------------------------------
 
 def _candidate(kind: str, chunk_type: str, content: str, confidence: float, tags, turn: Turn,
-               category: str) -> Candidate:
+               category: str, sentence: _Sentence | None = None) -> Candidate:
+    """A candidate; one mined from a sentence carries it and the scope its words give (brain/capture/scopes.py)."""
+    if sentence is None:
+        return Candidate(kind, chunk_type, clip(content, MAX_CONTENT), confidence, tuple(tags), turn.timestamp,
+                         turn.uuid, category)
     return Candidate(kind, chunk_type, clip(content, MAX_CONTENT), confidence, tuple(tags), turn.timestamp,
-                     turn.uuid, category)
+                     turn.uuid, category, scope_of(sentence.text), sentence.text)
 
 
 def _has_trigger(sentence: _Sentence) -> bool:
@@ -427,8 +463,9 @@ def _has_trigger(sentence: _Sentence) -> bool:
                 or _PREFERENCE_ANYWHERE.search(body) or _DECISION_USER.search(body))
 
 
-def _mine_words(turn: Turn, previous_assistant: str) -> list[Candidate]:
-    """Requests, corrections, decisions and preferences in one turn's prose."""
+def _mine_words(turn: Turn, previous_assistant: str, recalled: Recalled) -> list[Candidate]:
+    """Requests, corrections, decisions and preferences in one turn's prose. The assistant repeating what rlm-mem
+    recalled into the session ("As we decided, staging listens on 5433") states nothing new."""
     found: list[Candidate] = []
     sentences = _sentences(turn.text)
     answers_question = previous_assistant.rstrip().rstrip("\"')*_ ").endswith("?")
@@ -439,7 +476,7 @@ def _mine_words(turn: Turn, previous_assistant: str) -> list[Candidate]:
                 instruction = bool(_INSTRUCTION.search(sentence.body))
                 found.append(_candidate("request", "preference" if instruction else "fact", request,
                                         CONFIDENCE["request"], ("request", "instruction") if instruction
-                                        else ("request",), turn, "present"))
+                                        else ("request",), turn, "present", sentence))
                 continue
             if _is_correction(sentence, answers_question):
                 text = sentence.text
@@ -447,20 +484,24 @@ def _mine_words(turn: Turn, previous_assistant: str) -> list[Candidate]:
                 if len(text) < 80 and following and not following.is_question and not _has_trigger(following):
                     text = f"{text} {following.text}"
                 content = f"Correction: {_with_speaker(sentence, text)}"
-                if previous_assistant:
-                    content += f' (correcting: "{_best_quote(previous_assistant, text)}")'
+                corrected = _corrected_statement(previous_assistant, text) if previous_assistant else ""
+                if corrected:
+                    content += f' (correcting: "{corrected}")'
                 found.append(_candidate("correction", "fact", content, CONFIDENCE["correction"],
-                                        ("correction",), turn, "present"))
+                                        ("correction",), turn, "present", sentence))
                 continue
             preference = _preference(sentence)
             if preference:
                 found.append(_candidate("preference", "preference", preference, CONFIDENCE["preference"],
-                                        ("preference",), turn, "present"))
+                                        ("preference",), turn, "present", sentence))
                 continue
+        elif recalled.echoes(sentence.text):
+            continue
         decision = _decision(sentence, turn.role)
         if decision:
             confidence = CONFIDENCE["decision" if turn.role == "user" else "decision_agreed"]
-            found.append(_candidate("decision", "decision", decision, confidence, ("decision",), turn, "present"))
+            found.append(_candidate("decision", "decision", decision, confidence, ("decision",), turn, "present",
+                                    sentence))
     return found
 
 
@@ -480,12 +521,16 @@ class _OpenError:
 _MAX_OPEN_ERRORS = 20
 
 
-def extract_memories(turns: list[Turn]) -> list[Candidate]:
-    """Memory candidates for the protocol's auto-persist triggers, in transcript order, without duplicates.
+def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
+    """Memory candidates for the protocol's auto-persist triggers, in transcript order, each statement once.
 
     Sidechain (subagent) and compaction-summary turns are not mined for words, since they are not the person's;
-    their tool events (commits, passing tests) still count.
+    their tool events (commits, passing tests) still count. Turns of a branch the conversation was rewound past
+    count for nothing. `recalled`: the lines rlm-mem injected into the session (ParsedTranscript.recalled); the
+    assistant repeating them is not a new memory.
     """
+    turns = [t for t in turns if not t.abandoned]
+    recalled = Recalled(recalled)
     found: list[tuple[int, Candidate]] = []  # (turn position, candidate): sorted at the end
     previous_assistant = ""
     completed: set[str] = set()
@@ -495,7 +540,7 @@ def extract_memories(turns: list[Turn]) -> list[Candidate]:
     for position, turn in enumerate(turns):
         mine_words = not turn.is_sidechain and not turn.is_compact_summary
         if mine_words and turn.text:
-            words = _mine_words(turn, previous_assistant if turn.role == "user" else "")
+            words = _mine_words(turn, previous_assistant if turn.role == "user" else "", recalled)
             found.extend((position, c) for c in words)
         if turn.role == "assistant" and turn.text and mine_words:
             previous_assistant = turn.text
@@ -528,7 +573,39 @@ def extract_memories(turns: list[Turn]) -> list[Candidate]:
             found.append((error.explained_at, _learning(error.error, error.explanation, error.explained_in)))
     found.extend(last_test.values())
     found.sort(key=lambda pair: pair[0])
-    return _dedupe(c for _, c in found)
+    return _dedupe(_merge_agreed_decisions(found))
+
+
+def _merge_agreed_decisions(found: list) -> list:
+    """One decision said by one side and confirmed by the other in the next turn ("Let's switch to vitest." /
+    "Agreed. Decision: use vitest instead of jest for all tests.") is one memory: the first, with what the second
+    adds after "Agreed:"."""
+    out: list = []
+    for position, cand in found:
+        earlier = next((i for i in range(len(out) - 1, -1, -1)
+                        if out[i][1].kind == "decision" and out[i][0] == position - 1
+                        and out[i][1].source_uuid != cand.source_uuid), None) if cand.kind == "decision" else None
+        if earlier is not None:
+            first = out[earlier][1]
+            shared = _decision_words(first.content) & _decision_words(cand.content)
+            if shared:
+                added = _decision_words(cand.content) - _decision_words(first.content)
+                if added:
+                    said = cand.content.split(":", 1)[1].strip()
+                    first = replace(first, content=clip(f"{first.content.rstrip()} Agreed: {said}", MAX_CONTENT),
+                                    confidence=max(first.confidence, cand.confidence))
+                    out[earlier] = (out[earlier][0], first)
+                continue
+        out.append((position, cand))
+    return [cand for _, cand in out]
+
+
+_DECISION_NOISE = frozenset("decision agreed let's lets use using go going with switch stick we'll will from now "
+                            "then okay also".split())
+
+
+def _decision_words(content: str) -> set:
+    return content_words(content) - _DECISION_NOISE
 
 
 def _commit_milestone(use, turn: Turn) -> Candidate | None:
@@ -613,12 +690,14 @@ def _learning(error: str, fix: str, turn: Turn) -> Candidate:
 
 
 def _dedupe(candidates) -> list[Candidate]:
+    """Each content once per kind, and each statement once: the first trigger that took a sentence keeps it (a
+    request is not also a change decision)."""
     seen = set()
     out = []
     for c in candidates:
-        key = (c.kind, c.content.lower())
-        if key not in seen:
-            seen.add(key)
+        keys = [(c.kind, c.content.lower())] + ([(c.source_uuid, c.statement)] if c.statement else [])
+        if not any(key in seen for key in keys):
+            seen.update(keys)
             out.append(c)
     return out
 
@@ -645,6 +724,8 @@ class SessionRecord:
     user_turns: int = 0
     assistant_turns: int = 0
     tool_errors: int = 0
+    abandoned_turns: int = 0  # on branches the conversation was rewound past: left out of everything above
+    failed_commands: tuple[str, ...] = ()  # commands whose last run failed (marked so in the text)
 
     def to_text(self) -> str:
         """A compact paragraph for storage: when, what was asked, what was done, how it ended, what is left."""
@@ -657,12 +738,15 @@ class SessionRecord:
         if self.files_read:
             parts.append(f"Files read: {_list(self.files_read, 8)}.")
         if self.commands:
-            parts.append("Commands: " + "; ".join(f"`{c}`" for c in self.commands[:8])
+            parts.append("Commands: " + "; ".join(f"`{c}`" + (" (failed)" if c in self.failed_commands else "")
+                                                  for c in self.commands[:8])
                          + (f" (+{len(self.commands) - 8} more)" if len(self.commands) > 8 else "") + ".")
         if self.outcome:
             parts.append(f"Outcome: {self.outcome}")
         if self.follow_ups:
             parts.append("Follow-ups: " + "; ".join(f.rstrip(" .;") for f in self.follow_ups) + ".")
+        if self.abandoned_turns:
+            parts.append(f"Rewound: {self.abandoned_turns} turns of an abandoned branch left out.")
         return " ".join(_end_sentence(p) for p in parts)
 
 
@@ -691,8 +775,10 @@ def _unique(items) -> list:
 
 
 def session_record(turns: list[Turn]) -> SessionRecord | None:
-    """Intent, files touched, commands, outcome and follow-ups of the main chain; None when nothing happened."""
-    main = [t for t in turns if not t.is_sidechain]
+    """Intent, files touched, commands, outcome and follow-ups of the main chain; None when nothing happened.
+    A command whose last run failed is listed with "(failed)"."""
+    abandoned = sum(1 for t in turns if t.abandoned and not t.is_sidechain)
+    main = [t for t in turns if not t.is_sidechain and not t.abandoned]
     user_turns = [t for t in main if t.role == "user" and not t.is_compact_summary and t.text]
     assistant_turns = [t for t in main if t.role == "assistant"]
     if not user_turns and not any(t.tool_uses for t in assistant_turns):
@@ -703,6 +789,7 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
     read = [p for p in _unique(u.file_path for u in uses if u.name in READ_TOOLS and u.file_path)
             if p not in edited]
     commands = _unique(clip(u.command, 120) for u in uses if u.command and u.command.strip())[:_MAX_COMMANDS]
+    last_run = {clip(u.command, 120): u.ok for u in uses if u.command}  # the last run of each command decides
 
     intent = clip(user_turns[0].text, 200) if user_turns else ""
     texts = [t.text for t in assistant_turns if t.text and not t.is_compact_summary]
@@ -730,4 +817,6 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
         user_turns=len(user_turns),
         assistant_turns=len(assistant_turns),
         tool_errors=sum(len(t.tool_errors) for t in main),
+        abandoned_turns=abandoned,
+        failed_commands=tuple(c for c in commands if last_run.get(c) is False),
     )

@@ -19,14 +19,17 @@ from pathlib import Path
 from brain.capture.candidates import MemoryCandidate, slug_filename
 from brain.capture.currency import TOOLS_LINE, resolve_open_changes, session_changes, supersede_stale
 from brain.capture.extract import extract_memories, session_record
-from brain.capture.queue import INGEST_LOCK, captured_offset, pending, save_offset
-from brain.capture.transcript import parse_transcript
-from brain.context.project import memory_disabled, project_id
+from brain.capture.novelty import Recalled, restated
+from brain.capture.queue import INGEST_LOCK, captured_offset, end_session, pending, save_offset, seen_session
+from brain.capture.scopes import PROJECT
+from brain.capture.transcript import parse_transcript, start_cwd
+from brain.context.project import ProjectInfo, memory_disabled, project_id
+from brain.index.search_index import connect
 from brain.recall.depth import summary_line
 from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
-from brain.store.lifecycle import find_duplicate, reinforce
+from brain.store.lifecycle import find_duplicate, reinforce, retract
 from brain.util.errors import StoreBusy, StoreUnwritable
 from brain.util.files import ensure_dir, owner_lock, read_json, try_acquire
 from brain.util.timestamps import normalize_timestamp
@@ -55,7 +58,8 @@ class CaptureReport:
 
 def _turn_content(turn) -> str:
     text = (turn.text or "").strip()
-    uses = [u.summary for u in turn.tool_uses if u.summary][:MAX_TOOL_SUMMARIES]
+    uses = [u.summary + (" (failed)" if u.ok is False else "") for u in turn.tool_uses if u.summary]
+    uses = uses[:MAX_TOOL_SUMMARIES]
     if uses:
         more = len(turn.tool_uses) - len(uses)
         text = (text + "\n" if text else "") + TOOLS_LINE + "; ".join(uses) + (f" (+{more} more)" if more > 0 else "")
@@ -66,8 +70,27 @@ def _turn_files(turn) -> list:
     return sorted({u.file_path for u in turn.tool_uses if u.file_path})[:50]
 
 
-def turn_specs(turns, *, session_id, project, transcript_path, fallback_time, engine) -> list:
+def _is_question(text: str) -> bool:
+    """A turn that ends by asking (its last line ends with a question mark)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return bool(lines) and lines[-1].rstrip(" )\"'*_").endswith("?")
+
+
+def _turn_marks(turn, recalled: Recalled) -> tuple:
+    """(chunk type or None to detect it, tags) of a turn's chunk: a question is no fact, and an answer that repeats
+    what rlm-mem recalled into the session is a note (the memory it repeats is the fact)."""
+    if turn.text and _is_question(turn.text):
+        return "note", ["question"]
+    if turn.role == "assistant" and turn.text and recalled.echoes(turn.text):
+        return "note", ["recalled"]
+    return None, []
+
+
+def turn_specs(turns, *, session_id, project, transcript_path, fallback_time, engine, recalled=()) -> list:
+    """One spec per turn part. A turn of a branch the conversation was rewound past is kept as the record of what
+    was said, retracted: never recalled, never shown as current."""
     specs = []
+    recalled = Recalled(recalled)
     for turn in turns:
         if turn.is_sidechain or turn.is_compact_summary:
             continue  # subagent traffic and Claude's own compaction summaries are not the conversation
@@ -75,6 +98,7 @@ def turn_specs(turns, *, session_id, project, transcript_path, fallback_time, en
         if not content:
             continue
         ref = turn.uuid or f"offset-{turn.offset}"
+        chunk_type, tags = _turn_marks(turn, recalled)
         pieces = engine.chunk(content)
         for i, piece in enumerate(pieces, 1):
             md = {"kind": "turn", "role": turn.role if turn.role in ("user", "assistant") else "mixed",
@@ -85,9 +109,12 @@ def turn_specs(turns, *, session_id, project, transcript_path, fallback_time, en
                 md["files"] = files
             if len(pieces) > 1:
                 md["part"] = {"index": i, "count": len(pieces), "group": ref}
+            if turn.abandoned:
+                md["status"] = "retracted"
+                md["extra"] = {"abandoned": "the conversation was rewound past this turn"}
             specs.append({"content": piece, "conversation_id": session_id, "confidence": TURN_CONFIDENCE,
-                          "created": turn.timestamp or fallback_time, "metadata": md,
-                          "key": f"turn:{session_id}:{ref}:{i}"})
+                          "created": turn.timestamp or fallback_time, "metadata": md, "chunk_type": chunk_type,
+                          "tags": tags, "key": f"turn:{session_id}:{ref}:{i}"})
     return specs
 
 
@@ -98,6 +125,8 @@ def memory_specs(candidates, *, session_id, project, transcript_path, fallback_t
         md = {"kind": cand.kind, "category": cand.category, "project": project.id, "project_name": project.name,
               "provenance": {"kind": "event", "ref": f"{session_id}/{cand.source_uuid or ''}",
                              "file": str(transcript_path)}}
+        if cand.scope != PROJECT:
+            md["scope"] = cand.scope
         specs.append({"content": cand.content, "chunk_type": cand.chunk_type, "conversation_id": session_id,
                       "confidence": cand.confidence, "tags": list(cand.tags), "created": cand.timestamp or fallback_time,
                       "metadata": md, "key": f"{cand.kind}:{session_id}:{cand.source_uuid}:{digest}"})
@@ -116,6 +145,16 @@ def candidates_for(specs) -> list:
     return out
 
 
+def session_project(root, session_id: str, transcript_path, cwd=None, state=None) -> ProjectInfo:
+    """The project a session is filed under, whatever folders its lines name: the one its earlier capture used,
+    else the folder rlm-mem saw it start in (its record in state/sessions/), else `cwd` (the hook's session
+    folder), else the folder its transcript starts in, else the working directory."""
+    for source in ((state or {}).get("project"), seen_session(root, session_id).get("project")):
+        if isinstance(source, list) and len(source) >= 2 and all(isinstance(x, str) for x in source[:2]):
+            return ProjectInfo(source[0], source[1], source[2] if len(source) > 2 else None, "session")
+    return project_id(cwd or start_cwd(transcript_path) or os.getcwd())
+
+
 def capture_transcript(store, transcript_path, *, session_id: str | None = None, cwd: str | None = None,
                        final: bool = False, full: bool = False) -> CaptureReport:
     """Capture what is new in one transcript (everything with full=True). Idempotent."""
@@ -124,28 +163,25 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     report = CaptureReport(session_id=sid)
     state = {} if full else captured_offset(store.root, sid)
     known = state.get("path")
-    start = state.get("offset", 0) if known is None or os.path.realpath(known) == str(transcript_path) else 0
-    parsed = parse_transcript(transcript_path, start_offset=start)
-    project = project_id(parsed.cwd or cwd or os.getcwd())
+    same_file = known is None or os.path.realpath(known) == str(transcript_path)
+    start = state.get("offset", 0) if same_file else 0
+    parsed = parse_transcript(transcript_path, start_offset=start, known_leaf=state.get("leaf") if start else None)
+    project = session_project(store.root, sid, transcript_path, cwd, state if same_file else None)
+    filed = [project.id, project.name, project.root]
     if project.root is not None and memory_disabled(project.root):
         report.skipped_reason = "memory is switched off for this project"
-        save_offset(store.root, sid, transcript_path, parsed.end_offset)
+        save_offset(store.root, sid, transcript_path, parsed.end_offset, leaf=parsed.leaf, project=filed)
         return report
     fallback_time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(transcript_path.stat().st_mtime))
     turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
-                       fallback_time=fallback_time, engine=store.engine)
-    memories = memory_specs(extract_memories(parsed.turns), session_id=sid, project=project,
+                       fallback_time=fallback_time, engine=store.engine, recalled=parsed.recalled)
+    memories = memory_specs(extract_memories(parsed.turns, parsed.recalled), session_id=sid, project=project,
                             transcript_path=transcript_path, fallback_time=fallback_time)
     report.turns, report.memories = len(turns), len(memories)
     try:
-        fresh = []
-        for spec in memories:  # the same memory stated again in another session reinforces the first one
-            dup = find_duplicate(store, spec["content"], project.id)
-            if dup and dup != new_chunk_id(normalize_timestamp(spec["created"]), spec["key"]):
-                reinforce(store, dup, spec["confidence"], reason=f"stated again in session {sid}")
-            else:
-                fresh.append(spec)
-        changes = resolve_open_changes(store.root, project.id, session_changes(parsed.turns))
+        fresh = _new_memories(store, memories, project.id, sid)
+        changes = resolve_open_changes(store.root, project.id,
+                                       session_changes([t for t in parsed.turns if not t.abandoned]))
         _record_changes(turns, changes, sid)
         specs, record_id = turns + fresh, None
         if final:
@@ -161,6 +197,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
         added = []
         stored = store.create_many(specs, reason=f"captured from session {sid}", bulk=True, added=added)
         _supersede_changed_values(store, project.id, changes, stored, sid)
+        _retract_rewound(store, sid, parsed.rewound)
         report.created = sum(1 for c in added if c.id != record_id)
         report.session_record = record_id
         _episode_entries(store.root, [c for c in added if c.kind != "turn" and c.id != record_id])
@@ -168,8 +205,41 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
         report.skipped_reason = str(exc)
         report.candidates = candidates_for(memories)
         return report
-    save_offset(store.root, sid, transcript_path, parsed.end_offset)
+    save_offset(store.root, sid, transcript_path, parsed.end_offset, leaf=parsed.leaf, project=filed)
+    if final:
+        end_session(store.root, sid)
     return report
+
+
+def _new_memories(store, specs, project_id: str, sid: str) -> list:
+    """The memory specs that say something new. One that says again what an active memory of this project (or
+    of the person) says, in the same words or with all its values and most of its words, reinforces that memory
+    instead: stated again in another session, or the assistant repeating it."""
+    fresh = []
+    conn = connect(store.root, readonly=True)
+    try:
+        for spec in specs:
+            own_id = new_chunk_id(normalize_timestamp(spec["created"]), spec["key"])
+            same = find_duplicate(store, spec["content"], project_id) or restated(conn, spec["content"], project_id)
+            if same and same != own_id:
+                reinforce(store, same, spec["confidence"], reason=f"stated again in session {sid}")
+            else:
+                fresh.append(spec)
+    finally:
+        if conn is not None:
+            conn.close()
+    return fresh
+
+
+def _retract_rewound(store, sid: str, uuids) -> None:
+    """What this session stored from a branch it was later rewound past (turns, memories) is retracted: kept for
+    the record, never recalled or shown as current again."""
+    if not uuids:
+        return
+    refs = {f"{sid}/{uuid}" for uuid in uuids}
+    for chunk in store.list_chunks(conversation_id=sid):
+        if chunk.status == "active" and (chunk.metadata.get("provenance") or {}).get("ref") in refs:
+            retract(store, chunk.id, reason="the conversation was rewound past it")
 
 
 def _record_changes(specs, changes, sid: str) -> None:
@@ -272,6 +342,41 @@ def _capture_entry(store, queue_file: Path, entry: dict) -> CaptureReport:
     except (OSError, ValueError):
         pass
     return report
+
+
+# ---------------------------------------------------------------- older transcripts, on request
+_SLUG_KEEP = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def transcripts_folder(project_root) -> Path:
+    """Where Claude Code keeps a project's transcripts: ~/.claude/projects/<the folder's path, every character
+    other than a letter or digit made "-"> ($CLAUDE_CONFIG_DIR instead of ~/.claude when set)."""
+    config = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(os.path.expanduser("~"), ".claude")
+    slug = "".join(ch if ch in _SLUG_KEEP else "-" for ch in os.path.realpath(project_root))
+    return Path(config) / "projects" / slug
+
+
+def backfill(store, paths, *, since: float | None = None) -> list:
+    """Capture transcripts rlm-mem did not see (sessions from before it was installed, or that it never saw
+    start): each file in `paths`, or each *.jsonl in a folder of them, last changed at or after `since` (epoch
+    seconds), that has something not yet captured. Each is filed under the folder its session started in."""
+    found = []
+    for path in paths:
+        path = Path(path)
+        found += sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
+    reports = []
+    for path in found:
+        try:
+            info = path.stat()
+        except OSError:
+            continue
+        if since is not None and info.st_mtime < since:
+            continue
+        state = captured_offset(store.root, path.stem)
+        if state.get("offset", 0) >= info.st_size and not seen_session(store.root, path.stem):
+            continue  # captured to its end already
+        reports.append(capture_transcript(store, path, final=True))
+    return reports
 
 
 def _drop(path: Path) -> None:

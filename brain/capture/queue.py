@@ -1,8 +1,10 @@
-"""The capture queue: hooks record "this transcript has something new" here; the worker (capture.py) drains it.
+"""The capture queue: hooks record "this transcript has something new" here; the worker (ingest.py) drains it.
 
-One small file per session in state/queue/ (no shared file, no lock), and per-session byte offsets in
-state/captured/. Hooks import this module, so it uses only os/json (no pathlib, no subprocess until a worker is
-actually started).
+One small file per session in state/queue/ (no shared file, no lock); per-session byte offsets (and the active
+branch's end, the project the session is filed under) in state/captured/; and in state/sessions/ one file per
+session rlm-mem saw start (or saw at work), kept until its final capture: only those sessions are ever captured
+without being asked, their missed ends included. Hooks import this module, so it uses only os and fastjson (no
+pathlib, no subprocess until a worker is actually started).
 """
 import os
 import time
@@ -22,6 +24,10 @@ def safe_name(session_id: str) -> str:
 
 def queue_dir(root) -> str:
     return os.path.join(os.fspath(root), "state", "queue")
+
+
+def sessions_dir(root) -> str:
+    return os.path.join(os.fspath(root), "state", "sessions")
 
 
 def offsets_dir(root) -> str:
@@ -62,13 +68,21 @@ def pending(root) -> list:
 
 
 def pending_count(root) -> int:
-    try:
-        return sum(1 for name in os.listdir(queue_dir(root)) if name.endswith(".json"))
-    except OSError:
-        return 0
+    """Sessions waiting for capture with something left to write: a queued transcript that still exists and
+    either grew past what was captured or awaits its final capture (the session record)."""
+    count = 0
+    for _, entry in pending(root):
+        try:
+            size = os.stat(entry["transcript_path"]).st_size
+        except OSError:
+            continue  # gone: the worker drops it, nothing can be written from it
+        if entry.get("final") or size > captured_offset(root, entry.get("session_id") or "").get("offset", 0):
+            count += 1
+    return count
 
 
 def captured_offset(root, session_id: str) -> dict:
+    """{"path", "offset", "leaf", "project", ...} of the session's last capture ({} if never captured)."""
     try:
         value = read_json(os.path.join(offsets_dir(root), f"{safe_name(session_id)}.json"))
         return value if isinstance(value, dict) else {}
@@ -76,37 +90,86 @@ def captured_offset(root, session_id: str) -> dict:
         return {}
 
 
-def save_offset(root, session_id: str, transcript_path, offset: int) -> None:
+def save_offset(root, session_id: str, transcript_path, offset: int, *, leaf=None, project=None) -> None:
+    """Where capture stopped; `leaf`: the active branch's last record then; `project`: [id, name, root] it was
+    filed under (every later part of the session goes there too)."""
     atomic_write_json(os.path.join(offsets_dir(root), f"{safe_name(session_id)}.json"),
-                      {"session_id": session_id, "path": os.fspath(transcript_path), "offset": offset,
-                       "captured": time.time()})
+                      {"session_id": session_id, "path": os.fspath(transcript_path), "offset": offset, "leaf": leaf,
+                       "project": project, "captured": time.time()})
 
 
-def uncaptured_siblings(root, transcript_path: str, current_session: str) -> list:
-    """Transcripts in the same project folder that grew past what was captured (a SessionEnd that never came)."""
-    if not transcript_path:
-        return []
-    folder = os.path.dirname(transcript_path)
+# ---------------------------------------------------------------- sessions rlm-mem has seen
+SESSION_IDLE = 3600  # seconds without a change after which a session whose end never came counts as ended
+
+
+def _session_file(root, session_id: str) -> str:
+    return os.path.join(sessions_dir(root), f"{safe_name(session_id)}.json")
+
+
+def note_session(root, session_id: str, transcript_path: str, project, *, started: bool = False) -> None:
+    """Record that rlm-mem sees this session (SessionStart; any later hook when the record is gone) and which
+    project it belongs to: `project` is (id, name, root) of its start folder. Raises OSError if memory is
+    unwritable. A session already recorded keeps its record (and its project)."""
+    if not session_id or not transcript_path:
+        return
+    path = _session_file(root, session_id)
+    if os.path.exists(path):
+        return
+    atomic_write_json(path, {"session_id": session_id, "transcript_path": os.fspath(transcript_path),
+                             "project": list(project)[:3], "seen": time.time(), "started": started},
+                      fsync=False)  # losing it in a crash loses only the missed-end sweep of one session
+
+
+def seen_session(root, session_id: str) -> dict:
+    """The record note_session wrote ({} if rlm-mem never saw this session or it was captured to its end)."""
     try:
-        entries = list(os.scandir(folder))
+        value = read_json(_session_file(root, session_id))
+        return value if isinstance(value, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def end_session(root, session_id: str) -> None:
+    """The session was captured to its end: no sweep needs to look at it again."""
+    try:
+        os.unlink(_session_file(root, session_id))
+    except FileNotFoundError:
+        pass
+
+
+def seen_sessions(root) -> list:
+    """Every session record (dicts), oldest name first."""
+    folder = sessions_dir(root)
+    try:
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
     except OSError:
         return []
     out = []
-    for entry in entries:
-        if not entry.name.endswith(".jsonl") or entry.name[:-6] == current_session:
-            continue
-        sid = entry.name[:-6]
+    for name in names:
         try:
-            info = entry.stat()
-        except OSError:
+            record = read_json(os.path.join(folder, name))
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and isinstance(record.get("transcript_path"), str):
+            out.append(record)
+    return out
+
+
+def unfinished_sessions(root, current_session: str, now: float | None = None) -> list:
+    """(session id, transcript path) of sessions rlm-mem saw that are not captured to their end: grown past what
+    was captured, or quiet for SESSION_IDLE seconds without a SessionEnd (Ctrl+C, a crash, a closed terminal)."""
+    now = time.time() if now is None else now
+    out = []
+    for record in seen_sessions(root):
+        sid, path = record.get("session_id"), record["transcript_path"]
+        if not sid or sid == current_session:
             continue
         try:
-            if os.stat(os.path.join(offsets_dir(root), f"{safe_name(sid)}.json")).st_mtime_ns >= info.st_mtime_ns:
-                continue  # captured after its last change: a stat instead of reading every offset file each start
+            info = os.stat(path)
         except OSError:
-            pass  # never captured: compare with offset 0 below
-        if info.st_size and captured_offset(root, sid).get("offset", 0) < info.st_size:
-            out.append((sid, entry.path))
+            continue  # Claude Code deleted it (cleanupPeriodDays): nothing left to capture
+        if captured_offset(root, sid).get("offset", 0) < info.st_size or now - info.st_mtime >= SESSION_IDLE:
+            out.append((sid, path))
     return out
 
 

@@ -26,6 +26,7 @@ _RESULT_TAIL = 1200
 _ERROR_MAX = 300
 _EDIT_MAX = 2000
 _SKIPPED_TYPES = frozenset({"attachment", "progress", "file-history-snapshot", "summary", "system"})
+_FENCE_MARK = "<rlm-mem-context"
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class Turn:
     is_compact_summary: bool = False
     tool_uses: tuple[ToolUse, ...] = ()
     tool_errors: tuple[str, ...] = ()  # short texts of failed tool results for this turn's tool calls
+    abandoned: bool = False  # on a branch the conversation was rewound past (off the active parentUuid chain)
 
 
 @dataclass
@@ -73,6 +75,9 @@ class ParsedTranscript:
     errors: int = 0  # lines that were not JSON objects, user/assistant records without a usable message
     compactions: int = 0  # compact_boundary records seen
     compact_timestamps: list[str] = field(default_factory=list)
+    recalled: list[str] = field(default_factory=list)  # lines of rlm-mem's context injected into the session
+    leaf: str | None = None  # uuid of the active branch's last record (Claude Code's last-prompt leafUuid)
+    rewound: set = field(default_factory=set)  # uuids before start_offset that a rewind has since abandoned
 
 
 # --- cleaning -------------------------------------------------------------------------------------------------
@@ -384,19 +389,26 @@ def _read_complete(path, start: int, max_bytes: int | None) -> tuple[bytes, int,
             pos += len(block)
 
 
-def parse_transcript(path, start_offset: int = 0, max_bytes: int | None = None) -> ParsedTranscript:
+def parse_transcript(path, start_offset: int = 0, max_bytes: int | None = None, *,
+                     known_leaf: str | None = None) -> ParsedTranscript:
     """Parse complete JSONL lines from byte `start_offset` (at most about `max_bytes`) into cleaned turns.
 
     Stops at the last newline, so a line still being written is left for the next call (a final line that is
     already a whole JSON object is taken). Raises OSError only when the file cannot be opened or read; content
     never makes it raise. If `start_offset` is past the end (the file was replaced), nothing is read and
     `end_offset == start_offset`. A tool call whose result lies beyond the parsed range keeps `ok=None`.
+
+    Rewinds: Claude Code keeps a branch the person rewound past in the file, off the active `parentUuid` chain.
+    Turns on such a branch come back with `abandoned=True`. `known_leaf` is the `leaf` an earlier call returned
+    for the part before `start_offset`: when the new records continue from it, that part is not read again;
+    otherwise (a rewind into it) it is scanned, and the uuids of its records now abandoned are in `rewound`.
     """
     start = max(0, int(start_offset or 0))
     data, end_offset, oversized = _read_complete(path, start, max_bytes)
     parsed = ParsedTranscript(turns=[], end_offset=end_offset, errors=oversized)
     pending: list[_Pending] = []
     results: dict[str, tuple[bool, str]] = {}
+    nodes: dict[str, tuple] = {}  # uuid -> (parent uuid, is a prompt), main chain only, in file order
 
     for offset, line in _iter_lines(data, start):
         if not line.strip():
@@ -410,12 +422,152 @@ def parse_transcript(path, start_offset: int = 0, max_bytes: int | None = None) 
             parsed.errors += 1
             continue
         try:
+            _take_node(record, nodes)
             _take_record(record, offset, parsed, pending, results)
         except Exception:  # a record shape nobody anticipated must not stop capture of the rest
             parsed.errors += 1
 
-    parsed.turns = [_finish(p, results) for p in pending]
+    abandoned = _abandoned(path, start, nodes, known_leaf, parsed)
+    parsed.turns = [_finish(p, results, abandoned) for p in pending]
     return parsed
+
+
+def start_cwd(path, max_lines: int = 50) -> str | None:
+    """The folder the session started in: the first `cwd` among the transcript's first lines (None if none)."""
+    try:
+        with open(path, "rb") as f:
+            for _ in range(max_lines):
+                line = f.readline(1 << 20)
+                if not line:
+                    break
+                if b'"cwd"' not in line:
+                    continue
+                try:
+                    record = json.loads(line.decode("utf-8", "replace"))
+                except (ValueError, RecursionError):
+                    continue
+                if isinstance(record, dict) and _str(record.get("cwd")):
+                    return record["cwd"]
+    except OSError:
+        return None
+    return None
+
+
+# --- the active branch ------------------------------------------------------------------------------------------
+
+def _take_node(record: dict, nodes: dict) -> None:
+    """Remember where a main-chain record hangs (a compaction boundary continues from its logical parent)."""
+    uuid = _str(record.get("uuid"))
+    if uuid is None or record.get("isSidechain") is True:
+        return
+    parent = _str(record.get("parentUuid")) or _str(record.get("logicalParentUuid"))
+    nodes[uuid] = (parent, _is_prompt(record))
+
+
+def _is_prompt(record: dict) -> bool:
+    """A person's message (not a tool result, not Claude Code's own meta text)."""
+    if record.get("type") != "user" or record.get("isMeta") is True:
+        return False
+    message = record.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return bool(content.strip())
+    return isinstance(content, list) and any(isinstance(b, dict) and b.get("type") == "text" for b in content)
+
+
+def _scan_nodes(path, end: int) -> dict:
+    """The chain links of every record before byte `end` (only read when a rewind reaches back there)."""
+    nodes: dict[str, tuple] = {}
+    with open(path, "rb") as f:
+        data = f.read(end)
+    for _, line in _iter_lines(data, 0):
+        if b'"uuid"' not in line:
+            continue
+        try:
+            record = json.loads(line.decode("utf-8", "replace"))
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(record, dict):
+            try:
+                _take_node(record, nodes)
+            except Exception:  # same tolerance as the main parse
+                continue
+    return nodes
+
+
+def _walk_back(nodes: dict, leaf) -> tuple[set, str | None]:
+    """(uuids on the chain from `leaf` back to its root, the uuid where the walk left `nodes` or None)."""
+    chain, current = set(), leaf
+    while current in nodes and current not in chain:
+        chain.add(current)
+        current = nodes[current][0]
+    return chain, current
+
+
+def _off_branch(nodes: dict, chain: set) -> set:
+    """Records in a subtree that forks off the active chain and holds a prompt of its own: a rewound branch.
+    (A fork without a prompt, such as a tool result beside its sibling, is not a branch anyone left.)"""
+    children: dict[str, list] = {}
+    for uuid, (parent, _) in nodes.items():
+        if parent is not None:
+            children.setdefault(parent, []).append(uuid)
+    left = set()
+    for node in chain:
+        for child in children.get(node, ()):
+            if child in chain:
+                continue
+            subtree, todo = set(), [child]
+            while todo:
+                current = todo.pop()
+                if current not in subtree:
+                    subtree.add(current)
+                    todo.extend(children.get(current, ()))
+            if any(nodes[u][1] for u in subtree):
+                left |= subtree
+    return left
+
+
+def _abandoned(path, start: int, nodes: dict, known_leaf, parsed: ParsedTranscript) -> set:
+    """Uuids of this range's records that are off the active branch; fills `parsed.leaf` and `parsed.rewound`."""
+    if not nodes:
+        parsed.leaf = known_leaf
+        return set()
+    parsed.leaf = next(reversed(nodes))  # records are appended to the branch in use: the last one is its end
+    chain, left_at = _walk_back(nodes, parsed.leaf)
+    if start and left_at is not None and left_at != known_leaf:
+        older = _scan_nodes(path, start)  # the new records hang below an earlier one: a rewind reached back
+        everything = {**older, **nodes}
+        chain, _ = _walk_back(everything, parsed.leaf)
+        left = _off_branch(everything, chain)
+        parsed.rewound = {uuid for uuid in left if uuid in older and uuid not in nodes}
+        return left - parsed.rewound
+    return _off_branch(nodes, chain)
+
+
+# --- one record ---------------------------------------------------------------------------------------------------
+
+def _fenced_lines(text: str) -> list:
+    """The item lines of rlm-mem's own injected context in `text`, without their id and date marks."""
+    out, inside = [], False
+    for line in text.splitlines():
+        if _FENCE_MARK in line:
+            inside = True
+            continue
+        if "</rlm-mem-context" in line:
+            inside = False
+            continue
+        line = line.strip()
+        if not inside or not line.startswith("- "):
+            continue
+        if line.startswith("- [") and "] " in line:
+            line = line.split("] ", 1)[1]
+        elif " · " in line:
+            line = line.rsplit(" · ", 1)[1]
+        else:
+            line = line[2:]
+        if line:
+            out.append(line)
+    return out
 
 
 def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: list, results: dict) -> None:
@@ -424,6 +576,13 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
     parsed.git_branch = _str(record.get("gitBranch")) or parsed.git_branch
 
     kind = record.get("type")
+    if kind == "attachment":
+        attachment = record.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "hook_additional_context":
+            for text in attachment.get("content") if isinstance(attachment.get("content"), list) else ():
+                if isinstance(text, str) and _FENCE_MARK in text:
+                    parsed.recalled.extend(_fenced_lines(text))
+        return
     if kind == "system" and record.get("subtype") == "compact_boundary":
         parsed.compactions += 1
         ts = timestamp_or_none(record.get("timestamp"), millis=True)
@@ -443,6 +602,10 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
         if use_id:
             results[use_id] = (block.get("is_error") is True, _shorten_result(_result_text(block.get("content"))))
 
+    if kind == "user":
+        for raw in texts:  # older Claude Code versions put a hook's context into the prompt itself
+            if _FENCE_MARK in raw:
+                parsed.recalled.extend(_fenced_lines(raw))
     text = "\n\n".join(t for t in (clean_text(t) for t in texts) if t)
     tool_uses = [_tool_use(b) for b in uses] if kind == "assistant" else []
     if not text and not tool_uses:
@@ -462,7 +625,7 @@ def _same_thread(first: dict, record: dict) -> bool:
         (first.get("isCompactSummary") is True) == (record.get("isCompactSummary") is True)
 
 
-def _finish(p: _Pending, results: dict) -> Turn:
+def _finish(p: _Pending, results: dict, abandoned: set) -> Turn:
     uses = []
     errors = []
     for use in p.tool_uses:
@@ -486,4 +649,5 @@ def _finish(p: _Pending, results: dict) -> Turn:
         is_compact_summary=record.get("isCompactSummary") is True,
         tool_uses=tuple(uses),
         tool_errors=tuple(errors),
+        abandoned=_str(record.get("uuid")) in abandoned,
     )

@@ -18,6 +18,7 @@ from brain.session.brief import current_brief, hud_text
 from brain.session.maintenance import after_capture
 from brain.setup.install import install as do_install
 from brain.setup.install import uninstall as do_uninstall
+from brain.util.timestamps import parse_timestamp
 
 BUNDLE_ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,21 +45,32 @@ def _print_candidates(reports) -> bool:
 
 
 @click.command()
-@click.argument("transcripts", nargs=-1, type=click.Path(dir_okay=False))
+@click.argument("transcripts", nargs=-1, type=click.Path())
+@click.option("--backfill", is_flag=True,
+              help="Capture older transcripts too (sessions rlm-mem never saw start): TRANSCRIPTS may be folders; "
+                   "without them, this project's folder of Claude Code transcripts.")
+@click.option("--since", default=None, help="With --backfill: only transcripts changed since this ISO date.")
 @click.option("--background", is_flag=True, hidden=True, help="Run as the detached worker hooks start.")
 @json_option
 @pass_env
-def ingest(env, transcripts, background, as_json):
+def ingest(env, transcripts, backfill, since, background, as_json):
     """Capture transcripts into memory now.
 
-    With no argument, finish all pending capture work (what hooks queued) and return when done.
+    With no argument, finish all pending capture work (what hooks queued) and return when done. Hooks capture
+    only the sessions rlm-mem sees start (and their missed ends); older ones only with --backfill.
 
     \b
-    Example: rlm-mem ingest ~/.claude/projects/my-app/1f2e3d4c.jsonl
+    Examples:
+      rlm-mem ingest ~/.claude/projects/my-app/1f2e3d4c.jsonl
+      rlm-mem ingest --backfill --since 2026-01-01
     """
     store = env.store
-    reports = []
-    if transcripts:
+    if since and not backfill:
+        raise click.UsageError("--since goes with --backfill")
+    if backfill:
+        reports = capture.backfill(store, _backfill_paths(env, transcripts), since=_epoch(since))
+    elif transcripts:
+        reports = []
         for path in transcripts:
             if not Path(path).is_file():
                 raise click.ClickException(f"no transcript at {path}")
@@ -77,10 +89,33 @@ def ingest(env, transcripts, background, as_json):
                 line += f" (not saved: {r.skipped_reason})"
             click.echo(line)
         if not reports:
-            click.echo("nothing pending")
+            click.echo("nothing pending" if not backfill else "no transcript with anything new to capture")
     if _print_candidates(reports):
         raise click.ClickException("memory could not be written; the MEMORY_CANDIDATES above were not saved "
                                    "(save them later with `rlm-mem import --format candidates FILE`)")
+
+
+def _backfill_paths(env, given) -> list:
+    for path in given:
+        if not Path(path).exists():
+            raise click.ClickException(f"no transcript or folder at {path}")
+    if given:
+        return list(given)
+    project = env.project
+    folder = capture.transcripts_folder(project.root or os.getcwd())
+    if not folder.is_dir():
+        raise click.ClickException(f"no Claude Code transcripts for {project.root or os.getcwd()} in {folder}; "
+                                   "give the transcripts or their folder")
+    return [folder]
+
+
+def _epoch(since):
+    if not since:
+        return None
+    when = parse_timestamp(since)
+    if when is None:
+        raise click.BadParameter(f"{since!r} is not an ISO date or time", param_hint="--since")
+    return when.timestamp()
 
 
 @click.group(invoke_without_command=True)

@@ -37,7 +37,7 @@ def session_start(inp):
     from brain.session.brief import build_session_context  # the brief, the HUD and the worker start
 
     _share_plugin_data()
-    context = resolve(inp.cwd or None)
+    context = resolve(inp.project_dir or None)
     if context.disabled:
         return None
     return envelope("session-start", build_session_context(context.root, context.project, inp,
@@ -45,7 +45,7 @@ def session_start(inp):
 
 
 def user_prompt_submit(inp):
-    context = resolve(inp.cwd or None)
+    context = resolve(inp.project_dir or None)
     if context.disabled or not inp.prompt.strip():
         return None
     root, parts, changed = context.root, [], False
@@ -75,20 +75,20 @@ def user_prompt_submit(inp):
 def stop(inp):
     from brain.session.background import queue_capture  # writers' modules stay off the reading hooks' path
 
-    context = resolve(inp.cwd or None)
+    context = resolve(inp.project_dir or None)
     if not context.disabled:
-        queue_capture(context.root, inp.session_id, inp.transcript_path, cwd=inp.cwd, final=False)
+        queue_capture(context.root, inp.session_id, inp.transcript_path, project=context.project, final=False)
     return None
 
 
 def session_end(inp):
     from brain.session.background import queue_capture  # writers' modules stay off the reading hooks' path
 
-    context = resolve(inp.cwd or None)
+    context = resolve(inp.project_dir or None)
     if context.disabled:
         return None
     try:
-        queue_capture(context.root, inp.session_id, inp.transcript_path, cwd=inp.cwd, final=True)
+        queue_capture(context.root, inp.session_id, inp.transcript_path, project=context.project, final=True)
     except OSError as exc:
         raise MemoryUnwritable(str(exc)) from exc
     return None
@@ -108,7 +108,7 @@ def candidates_block(inp) -> str:
     # The tail is what matters and all that fits in SessionEnd's 1.5 s (the parser skips a cut first line).
     size = os.path.getsize(inp.transcript_path)
     parsed = parse_transcript(inp.transcript_path, start_offset=max(0, size - CANDIDATES_TAIL_BYTES))
-    project = resolve(inp.cwd or None).project
+    project = resolve(inp.project_dir or None).project
     specs = memory_specs(extract_memories(parsed.turns), session_id=inp.session_id or "session", project=project,
                          transcript_path=inp.transcript_path, fallback_time="")
     cands = candidates_for(specs)

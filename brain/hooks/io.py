@@ -18,13 +18,16 @@ class HookInputError(ValueError):
 
 
 class HookInput:
-    """The event JSON, parsed once; missing or mistyped fields become empty strings."""
+    """The event JSON, parsed once; missing or mistyped fields become empty strings. `project_dir` is the session's
+    folder: $CLAUDE_PROJECT_DIR (it stays at the session's root while `cwd` follows Claude into subfolders and
+    worktrees), else `cwd`."""
 
     FIELDS = ("session_id", "transcript_path", "cwd", "source", "prompt", "reason")
-    __slots__ = ("event",) + FIELDS
+    __slots__ = ("event", "project_dir") + FIELDS
 
     def __init__(self, event: str, **fields):
         self.event = event
+        self.project_dir = ""
         for name in self.FIELDS:
             value = fields.get(name)
             setattr(self, name, value if isinstance(value, str) else "")
@@ -38,8 +41,9 @@ class HookInput:
         if not isinstance(data, dict):
             raise HookInputError("stdin JSON is not an object")
         inp = cls(event, **{k: data.get(k) for k in cls.FIELDS})
+        inp.project_dir = os.environ.get("CLAUDE_PROJECT_DIR", "") or inp.cwd
         if not inp.cwd:
-            inp.cwd = os.environ.get("CLAUDE_PROJECT_DIR", "")
+            inp.cwd = inp.project_dir
         return inp
 
 

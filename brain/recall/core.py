@@ -45,13 +45,14 @@ def _now(now) -> datetime:
     return now if now.tzinfo else now.replace(tzinfo=timezone.utc)
 
 
-_LIGHT = ("id, created, type, kind, role, project, conversation_id, confidence, importance, pinned, status, "
+_LIGHT = ("id, created, type, kind, role, project, scope, conversation_id, confidence, importance, pinned, status, "
           "sensitivity, category, tokens, access_count, last_accessed, tags")
 
 
 class _Reader:
     """Indexed queries over the eligible rows: active (never superseded, contested or retracted), sensitivity up
-    to the limit, this project's or global (project NULL) when a project is given."""
+    to the limit, and when a project is given: this project's, those without a project, and the person's own
+    from any project (scope user or global)."""
 
     def __init__(self, conn, project, allowed, now):
         self.conn, self.now = conn, now
@@ -61,7 +62,7 @@ class _Reader:
         if project:
             # unary + keeps the planner off the project index (an OR over it, then a sort of every match) and on
             # the index that serves each query's ORDER BY ... LIMIT
-            self.where += " AND (+project=? OR +project IS NULL)"
+            self.where += " AND (+project=? OR +project IS NULL OR +scope IN ('user', 'global'))"
             self.params.append(project)
 
     def rows(self, extra: str, params, order: str, limit: int, *, full: bool = False) -> list:

@@ -10,8 +10,9 @@ Reads only index/search.db. How an item's score is made, in order of effect:
    about events then (relative dates in a memory are resolved against its own date, in the prompt against now).
 5. What: corrections, requests, decisions and preferences weigh more than verbatim turns; confidence and salience
    (pinned, often used, recent: brain/store/salience.py) count; superseded or retracted memories never appear.
-6. Where: this project first; another project's memory only when it covers most of the prompt; files named in
-   the prompt (or given) pull in memories about them; prompt words that are tags count extra.
+6. Where: this project's memory and the person's own (scope user or global: in every project); another project's
+   memory never (`project=None` ranks every project alike); files named in the prompt (or given) pull in
+   memories about them; prompt words that are tags count extra.
 Threshold: when no memory covers enough of the prompt's distinctive words (COVERAGE_MIN of their IDF weight), or
 the prompt has none, nothing is returned. Budget: items fill the token budget best first, each at most once
 (text contained in a chosen item is not repeated), and are shown with their id (which starts with their date),
@@ -62,8 +63,7 @@ FILE_BOOST = 2.0
 TAG_BOOST = 1.25
 VALUE_KIND_BOOST = 1.3  # "how long ...?": a memory stating a duration
 GLOBAL_WEIGHT = 0.85  # a memory without a project, next to this project's own
-OTHER_PROJECT_WEIGHT = 0.5
-OTHER_PROJECT_COVERAGE = 0.6
+SHARED_SCOPES = ("user", "global")  # metadata.scope of memories recalled in every project
 COVERAGE_MIN = 0.35  # share of the prompt's IDF weight the best memory must contain...
 KNOWN_COVERAGE_MIN = 0.6  # ...or of the weight of the prompt words the store holds (see _answers_what_is_known)
 ON_TOPIC_COVERAGE_MIN = 0.1  # ...or this much, when the prompt also names what the store is full of
@@ -382,11 +382,12 @@ def _file_path(run: str):
 
 
 # ---------------------------------------------------------------------------------------------- ranking
-_COLUMNS = ("rowid, id, created, type, kind, role, project, conversation_id, confidence, importance, pinned, status, "
-            "replaced_at, value_kinds, "
+_COLUMNS = ("rowid, id, created, type, kind, role, project, scope, conversation_id, confidence, importance, pinned, "
+            "status, replaced_at, value_kinds, "
             "sensitivity, access_count, last_accessed, tags, files, when_note, when_spans, content")
 _OLDER_COLUMNS = _COLUMNS.replace("when_note, when_spans", "'' AS when_note, '' AS when_spans").replace(
-    "replaced_at, value_kinds, ", "NULL AS replaced_at, '' AS value_kinds, ")
+    "project, scope,", "project, NULL AS scope,").replace(
+    "status, replaced_at, value_kinds, ", "status, NULL AS replaced_at, '' AS value_kinds, ")
 
 
 def _changes(conn, project) -> list:
@@ -418,6 +419,9 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
     through_family = _family_scores(conn, prompt.words, total, text, matched, idf, common)
     idf.update(through_family)
+    for rowid in _other_projects(conn, set(text) | set(matched), project):  # before the threshold: what may show
+        text.pop(rowid, None)
+        matched.pop(rowid, None)
     share = _coverage(matched, idf)
     present = {w: v for w, v in idf.items() if v < absent_idf - 1e-9}  # what the store holds, itself or kin
     share_of_present = _coverage(matched, present)
@@ -447,9 +451,8 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
         row = rows.get(rowid)
         if row is None or row["status"] in HIDDEN_STATUS or row["sensitivity"] not in visible:
             continue
-        if project and row["project"] not in (None, project) and share.get(rowid, 0.0) < OTHER_PROJECT_COVERAGE \
-                and rowid not in file_rows:
-            continue  # another project's memory only when it answers most of the prompt
+        if project and row["project"] not in (None, project) and row["scope"] not in SHARED_SCOPES:
+            continue  # another project's memory: only when every project is asked for (project=None)
         why = ["text"] if rowid in text else []
         if scores[rowid] > text.get(rowid, 0.0) * 1.01 and rowid not in dated:
             why.append("context")
@@ -692,6 +695,25 @@ def _positions(seq) -> dict:
     return out
 
 
+def _other_projects(conn, rowids, project) -> list:
+    """The rows among `rowids` that belong to another project and are not the person's own (scope user/global).
+    Two index seeks tell first whether the store holds another project at all (most stores hold one)."""
+    if not project or not rowids or conn.execute("SELECT 1 FROM chunks WHERE project < ? OR project > ? LIMIT 1",
+                                                 (project, project)).fetchone() is None:
+        return []
+    rowids, out = list(rowids), []
+    for start in range(0, len(rowids), 500):
+        part = rowids[start:start + 500]
+        try:
+            out += [r for (r,) in conn.execute(
+                f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))}) AND project IS NOT NULL "
+                f"AND project != ? AND (scope IS NULL OR scope NOT IN ('user', 'global'))", (*part, project))]
+        except sqlite3.OperationalError:  # an index an older rlm-mem made (no scope), until it is rebuilt
+            out += [r for (r,) in conn.execute(f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))})"
+                                               " AND project IS NOT NULL AND project != ?", (*part, project))]
+    return out
+
+
 def _fetch(conn, rowids) -> dict:
     rows = {}
     for start in range(0, len(rowids), 500):
@@ -732,11 +754,10 @@ def _weight(row, prompt, project, now, why) -> float:
             weight *= TAG_BOOST ** min(shared, 2)
             why.append("tag")
     if project:
-        if row["project"] is None:
+        if row["scope"] in SHARED_SCOPES and row["project"] != project:
+            why.append(row["scope"])  # the person's own, said in another project: as much theirs here
+        elif row["project"] is None:
             weight *= GLOBAL_WEIGHT
-        elif row["project"] != project:
-            weight *= OTHER_PROJECT_WEIGHT
-            why.append("other project")
     return weight
 
 

@@ -5,11 +5,11 @@ queued work then waits for `rlm-mem ingest`. Stdlib only, and `subprocess` loads
 import os
 import sys
 
-from brain.capture.queue import enqueue, pending_count, uncaptured_siblings, worker_running
+from brain.capture.queue import enqueue, note_session, pending_count, unfinished_sessions, worker_running
 from brain.context.dependencies import ready
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MAX_SIBLINGS = 20  # earlier sessions queued by one session start
+MAX_UNFINISHED = 20  # earlier sessions queued by one session start
 
 
 def background_allowed() -> bool:
@@ -37,20 +37,25 @@ def start_worker(root) -> bool:
     return False if worker_running(root) else spawn_detached(root, ["ingest", "--background"])
 
 
-def queue_capture(root, session_id: str, transcript_path: str, *, cwd=None, final: bool) -> None:
-    """Queue this transcript for capture and make sure a worker will take it. OSError if memory is unwritable."""
+def queue_capture(root, session_id: str, transcript_path: str, *, project, final: bool) -> None:
+    """Queue this transcript for capture and make sure a worker will take it. OSError if memory is unwritable.
+    `project`: (id, name, root) of the session's folder, for a session whose start rlm-mem did not see."""
     if transcript_path:
-        enqueue(root, session_id or os.path.basename(transcript_path)[:-6], transcript_path, cwd=cwd, final=final)
+        session_id = session_id or os.path.basename(transcript_path)[:-6]
+        note_session(root, session_id, transcript_path, project)
+        enqueue(root, session_id, transcript_path, cwd=project[2], final=final)
     start_worker(root)
 
 
-def at_session_start(root, transcript_path: str, session_id: str) -> None:
-    """Queue earlier sessions that were never captured, start the worker, and gardening when due. Never waits."""
+def at_session_start(root, transcript_path: str, session_id: str, project) -> bool:
+    """Record this session (its project: `project`, (id, name, root)), queue earlier sessions rlm-mem saw whose
+    end was missed, start the worker, and gardening when due. Never waits. False when memory cannot be written."""
     try:
-        for sid, path in uncaptured_siblings(root, transcript_path, session_id)[:MAX_SIBLINGS]:
+        note_session(root, session_id, transcript_path, project, started=True)
+        for sid, path in unfinished_sessions(root, session_id)[:MAX_UNFINISHED]:
             enqueue(root, sid, path, final=True)
     except OSError:
-        return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
+        return False  # unwritable memory: the HUD says so; capture will hand out candidates at session end
     if pending_count(root) or not ready(BUNDLE_ROOT):  # a worker installs missing packages before it captures
         start_worker(root)
     try:
@@ -60,3 +65,4 @@ def at_session_start(root, transcript_path: str, session_id: str) -> None:
             spawn_detached(root, ["garden", "--apply", "--if-due", "--quiet"])
     except Exception:  # gardening is optional at start; a broken plan must not cost the session its context
         pass
+    return True

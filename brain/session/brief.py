@@ -227,7 +227,8 @@ def build_session_context(root, project, inp, *, max_sensitivity: str = "medium"
     else:
         from brain.session.background import at_session_start  # queue earlier sessions, start the worker
 
-        at_session_start(root, inp.transcript_path, inp.session_id)
+        if not at_session_start(root, inp.transcript_path, inp.session_id, project):
+            memory_status = "Inaccessible"
     brief = current_brief(root, project, max_sensitivity=max_sensitivity, writable=memory_status is None)
     active = inp.source in ("resume", "compact")
     hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)
