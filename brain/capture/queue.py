@@ -2,19 +2,24 @@
 
 One small file per session in state/queue/ (no shared file, no lock), and per-session byte offsets in
 state/captured/. Hooks import this module, so it uses only os/json (no pathlib, no subprocess until a worker is
-actually started).
+actually started). A session id names files, so it is redacted before it becomes a name (`safe_name`); what the
+files hold is redacted by the writer (brain/util/files.py).
 """
 import os
+import stat
 import time
 
 from brain.util.fasthash import sha1
-from brain.util.files import atomic_write_json, read_json
+from brain.util.files import atomic_write_json, read_json, redacted
 
 _SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+STATE_FILE_LIMIT = 1024 * 1024  # a queue entry or an offset file is a few hundred bytes
 
 
 def safe_name(session_id: str) -> str:
-    name = "".join(ch if ch in _SAFE_CHARS else "_" for ch in session_id)[:80]
+    """A file name for a session (or project) id: its safe characters, redacted, and a hash when anything changed
+    (two ids that differ only in what was dropped keep apart)."""
+    name = "".join(ch if ch in _SAFE_CHARS else "_" for ch in redacted(session_id))[:80]
     if name != session_id:
         name += "-" + sha1(session_id.encode("utf-8")).hexdigest()[:8]
     return name or "session"
@@ -32,13 +37,15 @@ def enqueue(root, session_id: str, transcript_path: str, *, cwd: str | None = No
     """Record that this session's transcript has something to capture. Raises OSError if memory is unwritable."""
     path = os.path.join(queue_dir(root), f"{safe_name(session_id)}.json")
     try:
-        previous = read_json(path)
+        previous = read_json(path, STATE_FILE_LIMIT)
     except (OSError, ValueError):
         previous = {}
     final = bool(final or (isinstance(previous, dict) and previous.get("final")))
     entry = {"session_id": session_id, "transcript_path": os.fspath(transcript_path), "cwd": cwd, "final": final,
              "enqueued": time.time()}
-    atomic_write_json(path, entry)
+    # No fsync (SessionEnd's budget is 1.5 s for every hook, and a loaded disk can take most of it): an entry a
+    # power cut loses is found again at the next session start (uncaptured_siblings), nothing is lost.
+    atomic_write_json(path, entry, indent=None, fsync=False)
     return path
 
 
@@ -53,7 +60,7 @@ def pending(root) -> list:
     for name in names:
         path = os.path.join(folder, name)
         try:
-            entry = read_json(path)
+            entry = read_json(path, STATE_FILE_LIMIT)
         except (OSError, ValueError):
             continue
         if isinstance(entry, dict) and isinstance(entry.get("transcript_path"), str) and entry["transcript_path"]:
@@ -70,7 +77,7 @@ def pending_count(root) -> int:
 
 def captured_offset(root, session_id: str) -> dict:
     try:
-        value = read_json(os.path.join(offsets_dir(root), f"{safe_name(session_id)}.json"))
+        value = read_json(os.path.join(offsets_dir(root), f"{safe_name(session_id)}.json"), STATE_FILE_LIMIT)
         return value if isinstance(value, dict) else {}
     except (OSError, ValueError):
         return {}
@@ -100,6 +107,8 @@ def uncaptured_siblings(root, transcript_path: str, current_session: str) -> lis
             info = entry.stat()
         except OSError:
             continue
+        if not stat.S_ISREG(info.st_mode):
+            continue  # a FIFO or a device named *.jsonl is never queued
         try:
             if os.stat(os.path.join(offsets_dir(root), f"{safe_name(sid)}.json")).st_mtime_ns >= info.st_mtime_ns:
                 continue  # captured after its last change: a stat instead of reading every offset file each start
@@ -118,7 +127,8 @@ def worker_running(root) -> bool:
     import fcntl  # only when a worker may be running; most hooks never ask
 
     try:
-        fd = os.open(os.path.join(os.fspath(root), "state", INGEST_LOCK), os.O_RDONLY)
+        fd = os.open(os.path.join(os.fspath(root), "state", INGEST_LOCK),
+                     os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))  # never waits
     except OSError:
         return False
     try:

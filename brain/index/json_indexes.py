@@ -7,7 +7,7 @@ hold to them stay (an archived chunk can be restored).
 import json
 from pathlib import Path
 
-from brain.util.files import atomic_write_text, read_json
+from brain.util.files import read_json, write_derived_text
 
 VERSION = 1
 FILES = ("metadata_index.json", "tag_index.json", "link_graph.json")
@@ -94,4 +94,4 @@ class JsonIndexes:
 
     def save(self) -> None:
         for name, text in self.dumps().items():
-            atomic_write_text(self.dir / name, text)
+            write_derived_text(self.dir / name, text)

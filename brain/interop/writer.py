@@ -8,11 +8,12 @@ date (the id's tail) and compares content.
 Records that carry a whole chunk (rlm-mem's own exports) keep their id, links and metadata. ChunkStore's public
 writers always derive the id, so that path writes through the store's own locked write session instead.
 """
+import json
 import os
 import re
 
 from brain.interop.records import LinkRequest, Record, digest
-from brain.safety.redact import redact
+from brain.safety.redact import redact, redact_value
 from brain.store.audit import audit
 from brain.store.build import build_chunk
 from brain.store.chunk import new_chunk_id
@@ -111,12 +112,10 @@ class Importer:
         self._add_restore(rec, data)
 
     def _add_restore(self, rec: Record, data: dict) -> None:
-        data = dict(data, metadata=dict(data["metadata"]))
-        content = redact(data["content"])  # secrets never reach the store, whatever the source claims
-        if content != data["content"]:
-            data["content"], data["tokens"] = content, estimate_tokens(content)
-        if isinstance(data["metadata"].get("title"), str):
-            data["metadata"]["title"] = redact(data["metadata"]["title"])
+        before = data["content"]
+        data = redact_value(json.loads(json.dumps(data)))  # a copy, every field redacted, whatever the source claims
+        if data["content"] != before:
+            data["tokens"] = estimate_tokens(data["content"])
         if data["id"] in self.seen:
             self.report.skipped_existing += 1
             return

@@ -1,7 +1,8 @@
 """Audit trail: every mutation appended as one JSON line to audit/YYYY-MM.jsonl, besides Python logging.
 
 One file per month and append-only lines keep it cheap and merge-friendly when a team shares the store in git
-(`.gitattributes`: `audit/*.jsonl merge=union`).
+(`.gitattributes`: `audit/*.jsonl merge=union`). Every string of an entry (a reason, an actor, details) is
+redacted on its way to disk (`append_json_line`), and the log line says only what was written.
 """
 import getpass
 import json
@@ -9,7 +10,7 @@ import logging
 import os
 from pathlib import Path
 
-from brain.util.files import append_line
+from brain.util.files import append_json_line, read_bytes
 from brain.util.timestamps import utc_now
 
 log = logging.getLogger("rlm_mem.audit")
@@ -31,8 +32,8 @@ def audit(root: Path, action: str, chunk_id, *, actor: str | None = None, reason
              "reason": reason}
     if details:
         entry["details"] = details
-    append_line(Path(root) / "audit" / f"{entry['time'][:7]}.jsonl", json.dumps(entry, ensure_ascii=False))
-    log.info("%s %s by %s%s", action, chunk_id, entry["actor"], f" ({reason})" if reason else "")
+    entry = append_json_line(Path(root) / "audit" / f"{entry['time'][:7]}.jsonl", entry)
+    log.info("%s %s by %s%s", action, chunk_id, entry["actor"], f" ({entry['reason']})" if reason else "")
     return entry
 
 
@@ -40,7 +41,11 @@ def read_audit(root: Path, chunk_id: str | None = None, action: str | None = Non
     out = []
     folder = Path(root) / "audit"
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            text = read_bytes(path).decode("utf-8", errors="replace")
+        except OSError:
+            continue  # a link or something that is not a file: `rlm-mem doctor` reports it
+        for line in text.splitlines():
             if chunk_id and chunk_id not in line:
                 continue  # one memory's history: skip parsing the other lines (100k+ in a large store)
             try:

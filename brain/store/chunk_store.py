@@ -23,9 +23,9 @@ from brain.store.chunking import ChunkingEngine
 from brain.store.layout import StoreLayout
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
-from brain.store.write_session import chunk_text, mtime_ns, writing
+from brain.store.write_session import mtime_ns, writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
-from brain.util.files import atomic_write_bytes, ensure_dir, store_lock
+from brain.util.files import atomic_write_json, ensure_dir, store_lock
 from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
@@ -355,7 +355,7 @@ class ChunkStore:
             return 1
         archived = self.layout.read_file(self.layout.archive_path(chunk_id))  # archived since it was read
         if archived is not None:
-            atomic_write_bytes(self.layout.archive_path(chunk_id), chunk_text(access.apply_pending(archived, pending)))
+            atomic_write_json(self.layout.archive_path(chunk_id), access.apply_pending(archived, pending))
             return 1
         return 0
 

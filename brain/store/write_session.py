@@ -10,7 +10,6 @@ session's sync picks them up).
 A bulk session writes files without a per-file fsync and makes exactly those files and their folders durable in
 one pass before it commits.
 """
-import json
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from brain.index.fingerprint import month_fingerprint
 from brain.index.json_indexes import JsonIndexes
 from brain.store.links import referrers
 from brain.util.errors import StoreUnwritable
-from brain.util.files import atomic_write_bytes, fsync_written, store_lock
+from brain.util.files import atomic_write_json, fsync_written, store_lock
 
 
 def mtime_ns(path: Path) -> int:
@@ -27,11 +26,6 @@ def mtime_ns(path: Path) -> int:
         return path.stat().st_mtime_ns
     except OSError:
         return 0
-
-
-def chunk_text(data: dict) -> bytes:
-    """A chunk file's bytes: seed 000's pretty-printed UTF-8 JSON."""
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 @contextmanager
@@ -109,7 +103,7 @@ class WriteSession:
         if path.parent.is_symlink():
             self.layout.refuse_link(path.parent)
         try:
-            atomic_write_bytes(path, chunk_text(data), fsync=not self.bulk)
+            atomic_write_json(path, data, fsync=not self.bulk)  # redacts data in place: indexed as written
         except OSError as exc:
             raise StoreUnwritable(f"cannot write {path}: {exc.strerror or exc}") from exc
         if self.bulk:
@@ -118,7 +112,7 @@ class WriteSession:
         return path
 
     def write_archived(self, data: dict) -> None:
-        atomic_write_bytes(self.layout.archive_path(data["id"]), chunk_text(data))
+        atomic_write_json(self.layout.archive_path(data["id"]), data)
 
     def index(self, data: dict, path: Path, *, index_json: bool = True) -> None:
         rel = self.layout.relpath(path)

@@ -203,10 +203,15 @@ def write_derived_text(path, text: str) -> None:
     _write_atomically(path, text.encode("utf-8"))
 
 
-def write_user_text(path, text: str, *, fsync: bool = True) -> None:
+def write_user_bytes(path, data: bytes, *, fsync: bool = True) -> None:
     """Write a file that belongs to the person (settings, a project config, an export), atomically and as given.
     Never for what rlm-mem stores: only brain/setup, brain/context and the exports call it (tests/test_trust.py)."""
-    _write_atomically(path, text.encode("utf-8"), fsync=fsync)
+    _write_atomically(path, data, fsync=fsync)
+
+
+def write_user_text(path, text: str, *, fsync: bool = True) -> None:
+    """write_user_bytes for text."""
+    write_user_bytes(path, text.encode("utf-8"), fsync=fsync)
 
 
 def write_user_json(path, value, *, indent=2) -> None:
