@@ -2,7 +2,7 @@
 import os
 import time
 
-from brain.util import fastjson
+from brain.util.files import read_json
 from brain.util.timestamps import epoch_seconds
 
 STATE_NAME = "garden.json"
@@ -15,8 +15,7 @@ def state_path(root) -> str:
 
 def read_state(root) -> dict:
     try:
-        with open(state_path(root), encoding="utf-8") as fh:
-            value = fastjson.loads(fh.read())
+        value = read_json(state_path(root), 1024 * 1024)  # bounded, and never a FIFO: session start reads it
         return value if isinstance(value, dict) else {}
     except (OSError, ValueError):
         return {}

@@ -12,7 +12,9 @@ from brain.hooks.io import envelope
 from brain.hud.sliders import COMMAND_WORDS
 from brain.store.sensitivity import limit_from_env
 
-CANDIDATES_TAIL_BYTES = 512 * 1024  # the session's last part: what fits SessionEnd's 1.5 s with room to spare
+# The session's last part, mined for candidates when memory is unwritable: 128 KB take ~0.25 s of CPU, which
+# still fits SessionEnd's 1.5 s on a loaded machine (512 KB took 0.6 s: 2 s and more under load, bench/trust.py).
+CANDIDATES_TAIL_BYTES = 128 * 1024
 
 
 class MemoryUnwritable(Exception):

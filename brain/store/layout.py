@@ -14,7 +14,10 @@ from pathlib import Path
 from brain.store.chunk import month_of, validate_chunk_id
 from brain.store.validation import schema_errors
 from brain.util.errors import ChunkNotFound, InvalidChunkId, StoreUnwritable
-from brain.util.files import ensure_dir
+from brain.util.files import ensure_dir, refuse_links
+
+# SQLite opens these itself (following links): each is checked before a write session opens the index.
+SQLITE_FILES = ("search.db", "search.db-wal", "search.db-shm", "search.db-journal")
 
 log = logging.getLogger("rlm_mem")
 
@@ -49,6 +52,8 @@ class StoreLayout:
             raise StoreUnwritable(f"cannot create the memory folder {self.root}: {exc.strerror or exc}") from exc
         for folder in (self.chunks_dir, self.index_dir, self.archive_dir):
             self.refuse_link(folder)
+        for name in SQLITE_FILES:
+            refuse_links(self.index_dir / name)
 
     def inside(self, path: Path) -> bool:
         """No folder between the root and `path` is a symbolic link: the store never follows one out of itself."""
@@ -65,8 +70,8 @@ class StoreLayout:
         if not self.inside(path):
             log.warning("skipping %s: it is reached through a symbolic link", path)
             return None
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        try:  # O_NONBLOCK: a FIFO in a chunk's place is refused by the fstat below, never waited on
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             return None
         except OSError as exc:
