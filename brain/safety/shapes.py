@@ -295,7 +295,6 @@ def find_azure_client_secrets(text, lower):
 # --- URLs -------------------------------------------------------------------------------------------------
 
 _URL_BODY = re.compile(r"[^\s\"'`<>\\]{1,4096}")
-_SCHEME_AT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,20}://")
 # Query parameters whose value is a secret (lower case), and the kind each is redacted as.
 QUERY_SECRETS = {
     "sig": "azure_sas", "sas": "azure_sas", "sharedaccesssignature": "azure_sas", "signature": "url_signature",

@@ -35,8 +35,8 @@ DIR_MODE = 0o700
 # The folders and files of a memory root: a path through one of them is inside a store (see _below_root).
 STORE_FOLDERS = frozenset(("chunks", "archive", "index", "state", "audit", "episodes", "quarantine"))
 STORE_FILES = frozenset(("CORE.md", "REFLECTION.md", ".gitignore", ".gitattributes"))
-MAX_READ = 256 * 1024 * 1024  # what read_bytes reads at most unless told otherwise (memory, not time: a
-# regular file ends)
+# What read_bytes reads at most unless told otherwise: a guard on memory (a regular file ends, so not on time).
+MAX_READ = 256 * 1024 * 1024
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
@@ -68,11 +68,11 @@ def _below_root(path: str):
     (None, None) when the path is not inside a store. The root is where the last store folder on the path
     begins, so a store folder's name higher up (~/.local/state/…) does not move it."""
     parts = os.path.abspath(path).split(os.sep)
+    if parts[-1] in STORE_FILES:
+        return os.sep.join(parts[:-1]) or os.sep, parts[-1:]
     for i in range(len(parts) - 1, 0, -1):
         if parts[i] in STORE_FOLDERS:
             return os.sep.join(parts[:i]) or os.sep, parts[i:]
-    if parts[-1] in STORE_FILES:
-        return os.sep.join(parts[:-1]) or os.sep, parts[-1:]
     return None, None
 
 

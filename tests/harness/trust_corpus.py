@@ -28,11 +28,15 @@ def corpus(name):
     return [line.replace("\\n", "\n") for line in lines if line.strip() and not line.startswith("#")]
 
 
-def positives():
-    """[(text with the secret, [the secret parts])] from positives.txt."""
-    out = []
+def positives(one_per_kind: bool = False):
+    """[(text with the secret, [the secret parts])] from positives.txt (only the first line of each kind when
+    `one_per_kind`: every family, at a quarter of the cost)."""
+    out, kinds = [], set()
     for line in corpus("positives.txt"):
-        marked = line.split("\t", 1)[1]
+        kind, marked = line.split("\t", 1)
+        if one_per_kind and kind in kinds:
+            continue
+        kinds.add(kind)
         secrets = [s for s in re.findall("«([^»]*)»", marked) if len(s) >= MIN_SECRET]
         out.append((marked.replace("«", "").replace("»", ""), secrets))
     return out
@@ -103,7 +107,7 @@ def capture_paths(root, tmp, cases):
     sys.path.insert(0, str(BUNDLE / "scripts"))
     from demo import write_transcript
 
-    token = next(s for _, secrets in cases for s in secrets if s.startswith("ghp_"))
+    token = next(s for _, secrets in positives() for s in secrets if s.startswith("ghp_"))
     project = tmp / f"project-{token}"
     project.mkdir(exist_ok=True)
     turns = []
@@ -188,7 +192,7 @@ def hook_paths(root, tmp, cases):
     from demo import write_transcript
     from harness.claude_code import fire
 
-    token = next(s for _, secrets in cases for s in secrets if s.startswith("sk_live_"))
+    token = next(s for _, secrets in positives() for s in secrets if s.startswith("sk_live_"))
     project = tmp / "hook-project"
     project.mkdir(exist_ok=True)
     transcript = tmp / f"{token}.jsonl"
@@ -227,10 +231,11 @@ def candidates_fallback(tmp, cases):
     return {("candidates fallback", "stderr and fallback file"): len(cases)}, [run.stderr, kept]
 
 
-def write_everywhere(tmp: Path) -> list:
-    """Push the whole corpus through every write path, each into a memory folder of its own (so a leak names its
-    path). Returns [(memory folder, {(path, field): secrets written}, other texts that must be clean)]."""
-    cases = positives()
+def write_everywhere(tmp: Path, cases=None) -> list:
+    """Push the corpus (all of it unless `cases` says) through every write path, each into a memory folder of its
+    own (so a leak names its path). Returns [(memory folder, {(path, field): secrets written}, other texts that
+    must be clean)]."""
+    cases = positives() if cases is None else cases
     out = []
     for name, write in (("library", lambda root: (library_fields(root, cases), [])),
                         ("cli", lambda root: (cli_paths(root, cases), [])),
@@ -255,12 +260,12 @@ def stored_bytes(root: Path) -> dict:
     return out
 
 
-def leaks(root: Path, texts=()) -> list:
-    """(secret, where) for each secret of the corpus found in the memory folder or in `texts`."""
+def leaks(root: Path, texts=(), cases=None) -> list:
+    """(secret, where) for each secret of the corpus (or of `cases`) found in the memory folder or in `texts`."""
     stored = stored_bytes(root)
     stored.update({f"text {i}": t.encode("utf-8") for i, t in enumerate(texts)})
     found = []
-    for _, secrets in positives():
+    for _, secrets in positives() if cases is None else cases:
         for secret in secrets:
             forms = {secret.encode("utf-8"), secret.lower().encode("utf-8"), json.dumps(secret)[1:-1].encode("utf-8")}
             for where, data in stored.items():
