@@ -97,8 +97,9 @@ _find_sas_signature = _shape_finder("azure_sas", r"(?<![A-Za-z0-9_])sig=([A-Za-z
 
 # --- authorization headers -------------------------------------------------------------------------------
 
-_AUTH_HEADER = re.compile(
-    r"authorization\\?[\"']?\]?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*(bearer|basic|token)[ \t]+([^\s\"'`<>\\,;]{1,4096})")
+_AUTH_HEADER = re.compile(  # any scheme: Bearer, Basic, Token, SSWS (Okta), Digest, AWS4-HMAC-SHA256, ...
+    r"authorization\\?[\"']?\]?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*([a-z][a-z0-9_-]{1,30})[ \t]+"
+    r"([^\s\"'`<>\\,;]{1,4096})")
 _BEARER = re.compile(r"bearer[ \t]+([a-z0-9._~+/=-]{20,4096})")
 
 
@@ -304,6 +305,7 @@ _RULES = (
     (_find_aws_secret, triggers.AWS_SECRET, True),
     (_find_slack_hook, ("hooks.slack.com",), False),
     (shapes.find_telegram, (":AA",), False),
+    (shapes.find_infix_tokens, (".atlasv1.", "-us"), False),
     (_find_sas_signature, ("sig=",), False),
     (shapes.find_azure_client_secrets, ("Q~",), False),
     (shapes.find_url_secrets, triggers.URL, False),

@@ -177,6 +177,27 @@ SERVICE_TOKENS = (
     ("HRKU-", "service_token", r"[A-Za-z0-9_-]{40,70}"),
     ("ops_eyJ", "service_token", r"[A-Za-z0-9_.-]{100,2000}"),
     ("tskey-", "service_token", r"[a-z]{3,8}-[A-Za-z0-9]{10,20}-[A-Za-z0-9]{20,40}"),
+    ("sl.", "service_token", r"[A-Za-z0-9_-]{100,2000}"),  # Dropbox
+    ("AKCp", "service_token", r"[A-Za-z0-9]{60,80}"),  # JFrog
+    ("aio_", "service_token", r"[A-Za-z0-9]{28}"),  # Adafruit IO
+    ("CLOJARS_", "service_token", r"[a-f0-9]{60}"),
+    ("pnu_", "service_token", r"[A-Za-z0-9]{36}"),  # Prefect
+    ("rdme_", "service_token", r"[a-z0-9]{70}"),  # ReadMe
+    ("rubygems_", "service_token", r"[a-f0-9]{48}"),
+    ("tk-us-", "service_token", r"[A-Za-z0-9_-]{48}"),  # Scalingo
+    ("tfp_", "service_token", r"[A-Za-z0-9_-]{40,60}"),  # Typeform
+    ("pat", "service_token", r"[A-Za-z0-9]{14}\.[a-f0-9]{64}", None),  # Airtable
+    ("ATBB", "service_token", r"[A-Za-z0-9_=.-]{32,}"),  # Bitbucket
+    ("ATCTT", "service_token", r"[A-Za-z0-9_=+/-]{40,400}"),
+    ("bkua_", "service_token", r"[a-f0-9]{40}"),  # Buildkite
+    ("CCIPAT_", "service_token", r"[A-Za-z0-9_]{40,}"),  # CircleCI
+    ("duffel_live_", "service_token", r"[A-Za-z0-9_-]{43}"),
+    ("duffel_test_", "service_token", r"[A-Za-z0-9_-]{43}"),
+    ("dt0c01.", "service_token", r"[A-Z0-9]{24}\.[A-Z0-9]{64}", None),  # Dynatrace
+    ("EAACEdEose0cBA", "service_token", r"[A-Za-z0-9]{20,}"),  # Facebook
+    ("FLWSECK", "service_token", r"(?:_TEST)?-[a-h0-9]{32}-X", None),  # Flutterwave
+    ("rzp_live_", "service_token", r"[A-Za-z0-9]{14,}"),  # Razorpay
+    ("fio-u-", "service_token", r"[A-Za-z0-9_=-]{64}"),  # Frame.io
     ("AC", "twilio_key", r"[a-f0-9]{32}", None),
     ("SK", "twilio_key", r"[a-f0-9]{32}", None),
     # a private key written in base64 (kubeconfig's client-key-data, a Kubernetes secret): "-----BEGIN … PRIVATE"
@@ -272,6 +293,21 @@ def _token_at(text, pos):
 _TELEGRAM = re.compile(r"[0-9]{8,10}:AA[A-Za-z0-9_-]{32,34}(?![A-Za-z0-9_-])")
 _AZURE_CLIENT_SECRET = re.compile(r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}"
                                   r"(?![A-Za-z0-9_~.-])")
+# Tokens whose mark is in the middle: Terraform Cloud (`<14>.atlasv1.<60+>`), Mailchimp (`<32 hex>-us12`).
+_INFIX_TOKENS = ((".atlasv1.", re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,}")),
+                 ("-us", re.compile(r"(?<![A-Za-z0-9])[0-9a-f]{32}-us[0-9]{1,2}(?![A-Za-z0-9])")))
+
+
+def find_infix_tokens(text, lower):
+    for infix, pattern in _INFIX_TOKENS:
+        at = text.find(infix)
+        while at >= 0:  # from each infix back to where such a token would start, then one anchored match
+            m = pattern.match(text, max(0, at - 32 if infix == "-us" else at - 14))
+            if m:
+                yield "service_token", m.start(), m.end()
+            at = text.find(infix, at + len(infix))
+
+
 def find_telegram(text, lower):
     # From each ":AA" back over the bot's id (8 to 10 digits), then forward over the token.
     at = text.find(":AA")

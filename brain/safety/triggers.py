@@ -33,7 +33,9 @@ SERVICE_PREFIXES = (
     "sk.eyJ", "EZAK", "EZTK", "shippo_live_", "shippo_test_", "HRKU-", "AC", "SK", "ops_eyJ", "tskey-",
     "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-",
     "gloas-", "glft-", "glimt-", "glagent-", "sk-", "xox", "xapp-", "sk_", "rk_", "whsec_", "AKIA", "ASIA", "eyJ",
-    "PRIVATE KEY", "Q~", ":AA", "sig=", "AccountKey=", "SharedAccessKey=", "LS0tLS1CRUdJTi",
+    "PRIVATE KEY", "Q~", ":AA", "sig=", "AccountKey=", "SharedAccessKey=", "LS0tLS1CRUdJTi", "sl.", "AKCp", "aio_",
+    "CLOJARS_", "pnu_", "rdme_", "rubygems_", "tk-us-", "tfp_", "pat", "ATBB", "ATCTT", "bkua_", "CCIPAT_", "duffel_",
+    "dt0c01.", "EAACEdEose0cBA", "FLWSECK", "rzp_live_", "fio-u-", ".atlasv1.", "-us",
 )
 # A Discord bot token is shape only: base64 of the bot's id, whose first digit makes it start with one of these.
 DISCORD_STARTS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
