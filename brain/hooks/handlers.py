@@ -12,8 +12,8 @@ from brain.hooks.io import envelope
 from brain.hud.sliders import COMMAND_WORDS
 from brain.store.sensitivity import limit_from_env
 
-# The session's last part, mined for candidates when memory is unwritable: 128 KB take ~0.25 s of CPU, which
-# still fits SessionEnd's 1.5 s on a loaded machine (512 KB took 0.6 s: 2 s and more under load, bench/trust.py).
+# The session's last part, mined for candidates when memory is unwritable: 128 KB take ~0.2 s of CPU (512 KB took
+# 0.6 s, more than SessionEnd's 1.5 s as soon as the machine is busy; bench/trust.py measures it under load).
 CANDIDATES_TAIL_BYTES = 128 * 1024
 
 
