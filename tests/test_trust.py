@@ -185,6 +185,23 @@ def test_every_secret_trips_the_cheap_check_writers_ask_first(text, secrets):
     assert may_hold_secret(text)
 
 
+def test_what_hooks_write_on_every_prompt_never_loads_the_regex_engine():
+    # The prompt hook appends ids and a time to the access log; SessionStart and SessionEnd write queue entries.
+    # None of it may trip the cheap check, or `re` (and the redactor) would load on every prompt.
+    import random
+
+    rng = random.Random(13)
+    for _ in range(2000):
+        stamp = f"2026-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:" \
+                f"{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}Z"
+        ids = [f"chunk-{stamp[:10]}-{rng.getrandbits(32):08x}" for _ in range(3)]
+        session = "-".join(f"{rng.getrandbits(b):0{b // 4}x}" for b in (32, 16, 16, 16, 48))
+        line = json.dumps({"t": stamp, "ids": ids})
+        entry = json.dumps({"session_id": session, "transcript_path": f"/home/dev/.claude/projects/-home-dev-app/"
+                            f"{session}.jsonl", "cwd": "/home/dev/app", "final": True, "enqueued": 1.5e9})
+        assert not may_hold_secret(line) and not may_hold_secret(entry), (line, entry)
+
+
 def test_text_without_a_trigger_is_never_changed_by_redaction():
     for text in LOOKALIKES + ["chunk-2026-02-10-a1b2c3d4", "2026-11-20T10:00:00Z", "/tmp/x/s1.jsonl"]:
         if not may_hold_secret(text):

@@ -186,7 +186,6 @@ SERVICE_TOKENS = (
     ("rubygems_", "service_token", r"[a-f0-9]{48}"),
     ("tk-us-", "service_token", r"[A-Za-z0-9_-]{48}"),  # Scalingo
     ("tfp_", "service_token", r"[A-Za-z0-9_-]{40,60}"),  # Typeform
-    ("pat", "service_token", r"[A-Za-z0-9]{14}\.[a-f0-9]{64}", None),  # Airtable
     ("ATBB", "service_token", r"[A-Za-z0-9_=.-]{32,}"),  # Bitbucket
     ("ATCTT", "service_token", r"[A-Za-z0-9_=+/-]{40,400}"),
     ("bkua_", "service_token", r"[a-f0-9]{40}"),  # Buildkite
@@ -209,7 +208,7 @@ SERVICE_TOKENS = (
 # Beyond the table: a vendor we do not list, whose prefix still says what it is ("pscale_tkn_…", "lin_oauth_…",
 # "acme_api_…"): one of these words in the prefix, then a machine-made body.
 GENERIC_PREFIX_WORDS = frozenset(("tkn", "token", "tok", "key", "secret", "sec", "pat", "api", "auth", "oauth",
-                                  "pw", "pwd", "pass", "cred", "sk", "access", "refresh", "bearer", "session"))
+                                  "pw", "pwd", "pass", "cred", "sk", "access", "refresh", "bearer"))
 _GENERIC_TOKEN = re.compile(r"([a-z][a-z0-9]{1,11}(?:[_-][a-z0-9]{1,11}){0,3})[_-]([A-Za-z0-9]{20,512})(?![A-Za-z0-9])")
 _AFTER_TOKEN = r"(?![A-Za-z0-9])"  # ("-" or "_" may follow: "session-ghp_…-155")
 _BY_START = {}  # first two characters -> [(prefix, kind, body pattern, check)], longest prefix first
@@ -473,7 +472,7 @@ def find_cli_secrets(text, lower):
     # A password on a command line follows a flag (" -p"), "set"/"config" or `vault login`: only lines holding
     # one of those and a command name are read word by word.
     lines = set()
-    for marker in (" -", "\t-", " set ", " config ", " login "):
+    for marker in triggers.CLI_MARKERS:
         at = lower.find(marker)
         while at >= 0:
             start = lower.rfind("\n", 0, at) + 1

@@ -15,12 +15,16 @@ COOKIE = ("cookie",)
 ASSIGNMENT = ("pass", "secret", "token", "key", "pwd", "auth", "credential")
 PROSE = ("key", "token", "secret", "pass", "pwd", "credential", "creds", "auth", "sid")
 URL = ("://",)
-# Command lines that pass a password on the command line (brain/safety/redact.py: _CLI_COMMANDS), and long flags
-# that name a secret (--password, --api-key, -storepass ...).
+# A vendor token not in the table but named by a word of its prefix (brain/safety/shapes.py: GENERIC_PREFIX_WORDS)
+GENERIC_PREFIX = tuple(w + sep for w in ("tkn", "tok", "sec", "pat", "api", "pw", "cred", "access", "refresh")
+                       for sep in "_-")
+# Command lines that pass a password (brain/safety/shapes.py: _CLI_COMMANDS): a line is read only when it holds
+# one of CLI_MARKERS (a flag, `set`, `config`, `login`) and one of these names, so both must be present.
+CLI_MARKERS = (" -", "\t-", " set ", " config ", " login ")
 CLI = ("mysql", "mariadb", "sshpass", "curl", "docker", "podman", "nerdctl", "helm", "buildah", "skopeo", "oras",
        "redis-cli", "ldap", "sqlcmd", "bcp", "7z", "unrar", "rar", "zip", "wget", "smbclient", "htpasswd", "openssl",
        "mongo", "lftp", "mosquitto", "ipmitool", "freerdp", "rdesktop", "snmp", "az", "gh", "crane", "finch",
-       "osql", "isql", "smb", "rpcclient", "vault", "config", "pass", "secret", "token", "key", "set")
+       "osql", "isql", "smb", "rpcclient", "vault", "config")
 
 # Substrings looked for in the text as it is (their case is part of the shape).
 SERVICE_PREFIXES = (
@@ -34,14 +38,14 @@ SERVICE_PREFIXES = (
     "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gldt-", "glrt-", "glptt-", "glcbt-", "glsoat-",
     "gloas-", "glft-", "glimt-", "glagent-", "sk-", "xox", "xapp-", "sk_", "rk_", "whsec_", "AKIA", "ASIA", "eyJ",
     "PRIVATE KEY", "Q~", ":AA", "sig=", "AccountKey=", "SharedAccessKey=", "LS0tLS1CRUdJTi", "sl.", "AKCp", "aio_",
-    "CLOJARS_", "pnu_", "rdme_", "rubygems_", "tk-us-", "tfp_", "pat", "ATBB", "ATCTT", "bkua_", "CCIPAT_", "duffel_",
+    "CLOJARS_", "pnu_", "rdme_", "rubygems_", "tk-us-", "tfp_", "ATBB", "ATCTT", "bkua_", "CCIPAT_", "duffel_",
     "dt0c01.", "EAACEdEose0cBA", "FLWSECK", "rzp_live_", "fio-u-", ".atlasv1.", "-us",
 )
 # A Discord bot token is shape only: base64 of the bot's id, whose first digit makes it start with one of these.
 DISCORD_STARTS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
 CASED = SERVICE_PREFIXES + DISCORD_STARTS
 LOWER = tuple(dict.fromkeys(PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + COOKIE + ASSIGNMENT + PROSE + URL
-                            + CLI))
+                            + GENERIC_PREFIX))
 
 
 def may_hold_secret(text: str) -> bool:
@@ -53,4 +57,5 @@ def may_hold_secret(text: str) -> bool:
     for trigger in LOWER:
         if trigger in lower:
             return True
-    return False
+    # (a time stamp ending in "…47Z" holds "7z": a command name alone is not enough)
+    return any(m in lower for m in CLI_MARKERS) and any(name in lower for name in CLI)
