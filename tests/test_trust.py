@@ -45,10 +45,15 @@ RAW_WRITERS = {
     "brain/store/doctor.py": "opens search.db for SQLite's integrity check (reads only)",
     "brain/setup/install.py": "copies the person's settings.json before editing it; links the skill folder",
     "brain/session/background.py": "/dev/null as the detached worker's stdin, stdout and stderr",
+    # outside any memory folder, files that are Claude Code's or the installation's own
+    "brain/hooks/handlers.py": "appends the plugin's data folder to Claude Code's CLAUDE_ENV_FILE",
+    "brain/setup/provision.py": "rlm-mem's Python packages, pip's lock and log in rlm-mem's cache folder",
+    "brain/context/dependencies.py": "a link to the interpreter in rlm-mem's cache folder",
 }
 NON_REDACTING = {  # the writers that say in their names that they do not redact, and who may call them
     "write_derived_text": {"brain/index/json_indexes.py"},
-    "write_user_text": {"brain/setup/install.py", "brain/context/location.py", "brain/interop/jsonl.py",
+    "write_user_bytes": {"brain/setup/install.py", "brain/util/files.py"},
+    "write_user_text": {"brain/setup/install.py", "brain/interop/jsonl.py",
                         "brain/util/files.py",  # (write_user_json is written with it)
                         "brain/interop/markdown.py"},
     "write_user_json": {"brain/setup/install.py", "brain/context/project.py"},
