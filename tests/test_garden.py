@@ -296,3 +296,31 @@ def test_garden_resolves_a_same_second_contradiction_by_link_direction(store):
     new = store.create_chunk("Lint with ruff", created=ago(1))
     store.link_chunks(new.id, old.id, "contradicts")
     assert garden.run(store, apply=True)["applied"]["resolved"][0]["old"] == old.id
+
+
+# ---------------------------------------------------------------- dormancy counts from arrival (issue 12, item 5)
+def test_a_fresh_legacy_import_is_not_dormant_and_corrections_and_pins_never_are(store):
+    from datetime import timedelta
+
+    from brain.interop import import_path
+
+    report = import_path(store, "legacy", [Path(__file__).parent / "fixtures" / "import" / "legacy"])
+    assert report.created == 5  # dated 2025, a year and more before they arrive here
+    imported = live_ids(store)
+    assert all(store.get_chunk(i, track=False).metadata["updated"] >= ago(0)[:10] for i in imported)
+    first = garden.run(store, apply=True)
+    assert first["archive"] == [] and live_ids(store) == imported  # the issue's run archived 4 of 5 here
+    later = garden.run(store, apply=True, now=NOW + timedelta(days=31))  # a month of no use
+    kinds = {i: store.get_chunk(i, track=False, include_archived=True) for i in imported}
+    archived = set(later["applied"]["archived"])
+    assert archived, "nothing was dormant even a month later: the test proves nothing"
+    assert not {i for i, c in kinds.items() if c.kind == "correction" or c.pinned} & archived
+    assert {i for i, c in kinds.items() if c.kind == "correction" or c.pinned} <= live_ids(store)
+
+
+def test_captured_memories_count_from_their_arrival_too(store):
+    old = store.create_chunk("We decided to keep the nightly backup at 02:00 UTC", created=ago(300),
+                             metadata={"kind": "decision", "provenance": {"kind": "event", "ref": "s1/u1"}})
+    chosen = store.create_chunk("The old build server was called jenkins-2", created=ago(300))
+    assert old.metadata["updated"] > ago(1) and "updated" not in chosen.metadata  # a caller's date is its age
+    assert garden.run(store, apply=True)["applied"]["archived"] == [chosen.id]

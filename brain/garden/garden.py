@@ -25,8 +25,9 @@ import json
 import re
 import secrets
 import sqlite3
+import time
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from brain.garden.schedule import garden_due, read_state, state_path  # noqa: F401  (garden.garden_due: CLI, tests)
@@ -44,6 +45,8 @@ from brain.util.text import STOPWORDS, sentences
 from brain.util.tokens import estimate_tokens
 
 RECORD_KINDS = ("turn", "session")
+NEVER_ARCHIVED = ("correction",)  # a person's correction stays live however long it goes unused
+RESTORE_LOOKBACK_DAYS = 62
 CONSOLIDATE_MIN = 6  # seed 001: "if >5 files cover the same topic, combine them"
 # Dice overlap of significant words and tags between a memory and its cluster's first one (0.55 ≈ Jaccard 0.38):
 # loose enough that "X. It runs Postgres 15." and "X. Backups run nightly at 02:00 UTC." meet, with at least
@@ -58,6 +61,10 @@ MIN_IDLE_DAYS = 30
 # detached run on a large store ends in bounded time and never holds writers up for long.
 MAX_ARCHIVE_PER_RUN = 500
 MAX_CONSOLIDATE_PER_RUN = 50
+ARCHIVE_BATCH = 100  # dormant memories archived per write session (the budget is checked between batches)
+# What one run may spend applying its plan (a detached run at session start; bench/run.py measures it at 100k):
+# it stops between two whole steps and the next run resumes.
+RUN_BUDGET_SECONDS = 30.0
 MASTER_MAX_TOKENS = 760  # a chunk holds at most 800
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
@@ -75,11 +82,16 @@ def _iso(dt: datetime) -> str:
     return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _restores(root) -> dict:
-    """chunk id -> time of its latest restore (from the audit log): a restore counts as a use."""
+def _restores(root, now: datetime) -> dict:
+    """chunk id -> time of its latest restore (from the audit log): a restore counts as a use. Only the audit
+    months that can still matter are read (a restore older than RESTORE_LOOKBACK_DAYS has been idle long enough
+    for its chunk to be judged on its own again): the cost follows the calendar, not the size of the log."""
     out = {}
     folder = Path(root) / "audit"
+    first = _iso(now - timedelta(days=RESTORE_LOOKBACK_DAYS))[:7]
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        if path.stem < first:
+            continue
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             if '"restore"' not in line:
                 continue
@@ -92,17 +104,18 @@ def _restores(root) -> dict:
     return out
 
 
-def load_rows(root) -> tuple:
+def load_rows(root, now: datetime | None = None) -> tuple:
     """(rows, links): live chunks other than the record kinds, with pending and restore touches applied;
     links as {(src, dst)} sets by type for contradicts, consolidated_into and derived_from."""
+    now = _now(now)
     conn = search_index.connect(Path(root), readonly=True)
     if conn is None:
         return [], {"contradicts": set(), "consolidated_into": set(), "derived_from": set()}
     try:
         conn.row_factory = sqlite3.Row
         rows = [dict(r) for r in conn.execute(
-            "SELECT id, created, type, kind, project, confidence, importance, pinned, status, sensitivity, tokens, "
-            "access_count, last_accessed, tags, content FROM chunks WHERE kind NOT IN (%s)"
+            "SELECT rowid, id, created, type, kind, project, confidence, importance, pinned, status, sensitivity, "
+            "tokens, access_count, last_accessed, updated, tags, content FROM chunks WHERE kind NOT IN (%s)"
             % ",".join("?" * len(RECORD_KINDS)), RECORD_KINDS)]
         links = {"contradicts": set(), "consolidated_into": set(), "derived_from": set()}
         for src, kind, dst in conn.execute(
@@ -110,7 +123,7 @@ def load_rows(root) -> tuple:
             links[kind].add((src, dst))
     finally:
         conn.close()
-    pending, restored = access.pending_access(root), _restores(root)
+    pending, restored = access.pending_access(root), _restores(root, now)
     for row in rows:
         count, last = pending.get(row["id"], (0, None))
         row["access_count"] = int(row["access_count"] or 0) + count
@@ -119,6 +132,12 @@ def load_rows(root) -> tuple:
         row["tags"] = (row["tags"] or "").split()
     rows.sort(key=lambda r: (r["created"], r["id"]))
     return rows, links
+
+
+def idle_here(row: dict, now: datetime) -> float:
+    """Days since the memory was last written in this store (made, revised, or arrived by import or capture:
+    `updated`) or used, whichever is latest: what dormancy is measured by."""
+    return idle_days(dict(row, created=max(row["created"], row.get("updated") or "")), now)
 
 
 # ---------------------------------------------------------------- topics and masters
@@ -279,7 +298,7 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
     """What a gardening run would do now (reads the search index only; changes nothing)."""
 
     now = _now(now)
-    rows, links = load_rows(root)
+    rows, links = load_rows(root, now)
     by_id = {r["id"]: r for r in rows}
     for row in rows:
         row["score"] = salience(row, now)
@@ -335,12 +354,12 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
                                     "content": spec["content"]})
         busy.update(m["id"] for m in group)
 
-    dormant = [r for r in rows if not r["pinned"] and r["id"] not in busy and r["score"] < ARCHIVE_BELOW
-               and idle_days(r, now) >= MIN_IDLE_DAYS]
+    dormant = [r for r in rows if not r["pinned"] and r["kind"] not in NEVER_ARCHIVED and r["id"] not in busy
+               and r["score"] < ARCHIVE_BELOW and idle_here(r, now) >= MIN_IDLE_DAYS]
     dormant.sort(key=lambda r: (r["score"], r["created"]))  # the faintest first
     plan["counts"]["archive_deferred"] = max(0, len(dormant) - MAX_ARCHIVE_PER_RUN)
     for row in dormant[:MAX_ARCHIVE_PER_RUN]:
-        idle = idle_days(row, now)
+        idle = idle_here(row, now)
         plan["archive"].append({"id": row["id"], "score": round(row["score"], 4), "idle_days": int(idle),
                                 "status": row["status"],
                                 "summary": summary_line({"content": row["content"], "metadata": {}}, 70)})
@@ -359,9 +378,15 @@ def _garden_lock(root):
     return lock
 
 
-def run(store, *, apply: bool = False, now: datetime | None = None) -> dict:
+def run(store, *, apply: bool = False, now: datetime | None = None, budget: float | None = None) -> dict:
     """Make the plan; with `apply`, carry it out (one run at a time). Returns the plan, plus `applied` (what was
-    done, by action) when applied."""
+    done, by action) when applied.
+
+    `budget`: seconds the run may spend (default RUN_BUDGET_SECONDS). Each step (a contradiction resolved, a
+    master made and its originals archived, a batch of dormant memories archived) is whole; when the budget is
+    spent the run stops between two steps, says so (`applied["paused"]`), and the next run (due at once) makes a
+    fresh plan from the store as this one left it."""
+    started = time.monotonic()
     if not apply:
         try:
             store.sync_derived()
@@ -374,53 +399,71 @@ def run(store, *, apply: bool = False, now: datetime | None = None) -> dict:
         store.fold_access()  # counts in the files and the index, so what is recent is seen as recent
         store.sync_derived()
         plan = make_plan(store.root, now=now)
-        plan["applied"] = _apply(store, plan)
-        _write_state(store.root, last_run=_iso(_now(now)), last_run_id=plan["run"])
+        deadline = started + (RUN_BUDGET_SECONDS if budget is None else budget)
+        plan["applied"] = _apply(store, plan, deadline)
+        deferred = plan["counts"]["archive_deferred"] + plan["counts"]["consolidate_deferred"]
+        _write_state(store.root, last_run=_iso(_now(now)), last_run_id=plan["run"],
+                     resume=bool(plan["applied"]["paused"] or deferred))
     finally:
         lock.release()
     return plan
 
 
-def _apply(store, plan: dict) -> dict:
+def _apply(store, plan: dict, deadline: float) -> dict:
     run_id, root = plan["run"], store.root
-    done = {"resolved": [], "consolidated": [], "archived": [], "skipped": []}
+    done = {"resolved": [], "consolidated": [], "archived": [], "skipped": [], "paused": False}
+
+    def out_of_time() -> bool:
+        done["paused"] = done["paused"] or time.monotonic() >= deadline
+        return done["paused"]
+
     for item in plan["resolve"]:
+        if out_of_time():
+            break
         try:
             old, new = lifecycle.resolve_contradiction(store, item["old"], item["new"])
             done["resolved"].append({"old": old, "new": new, "note": item["note"]})
         except RlmMemError as exc:
             done["skipped"].append({"action": "resolve", "ids": [item["old"], item["new"]], "why": str(exc)})
     for item in plan["consolidate"]:
-        chunks = [store.get_chunk(i, track=False) for i in item["members"]]
-        members = [_member_of_chunk(c) for c in chunks if c is not None and c.status == "active" and not c.pinned]
-        spec = master_spec(members) if len(members) >= 2 else None
-        if spec is None:
-            done["skipped"].append({"action": "consolidate", "ids": item["members"], "why": "members changed"})
-            continue
-        reason = f"garden {run_id}: consolidated into a master"
-        master = store.create_chunk(**spec, auto_link=False, reason=reason)
-        audit(root, "consolidate", master.id, actor=store.actor, reason=f"garden {run_id}",
-              details={"run": run_id, "members": [m["id"] for m in members]})
-        for member in members:
-            chunk = store.get_chunk(member["id"], track=False)
-            links = dict(chunk.links)
-            links["consolidated_into"] = sorted(set(links.get("consolidated_into") or []) | {master.id})
-            why = f"garden {run_id}: consolidated into {master.id}"
-            store.revise_chunk(member["id"], links=links, reason=why)
-            store.delete_chunk(member["id"], reason=why)
-        done["consolidated"].append({"master": master.id, "members": [m["id"] for m in members],
-                                     "topic": spec["metadata"]["title"]})
-    for item in plan["archive"]:
-        why = f"garden {run_id}: dormant (salience {item['score']}, idle {item['idle_days']} days)"
-        if store.delete_chunk(item["id"], reason=why):
-            done["archived"].append(item["id"])
-        else:
-            done["skipped"].append({"action": "archive", "ids": [item["id"]], "why": "no longer in the store"})
+        if out_of_time():
+            break
+        _consolidate(store, item, run_id, done)
+    for start in range(0, len(plan["archive"]), ARCHIVE_BATCH):
+        if out_of_time():
+            break
+        batch = plan["archive"][start:start + ARCHIVE_BATCH]
+        reasons = {item["id"]: f"garden {run_id}: dormant (salience {item['score']}, idle {item['idle_days']} days)"
+                   for item in batch}
+        archived = set(store.archive_many([item["id"] for item in batch], reason=reasons))
+        for item in batch:
+            if item["id"] in archived:
+                done["archived"].append(item["id"])
+            else:
+                done["skipped"].append({"action": "archive", "ids": [item["id"]], "why": "no longer in the store"})
     if done["resolved"] or done["consolidated"] or done["archived"]:
         audit(root, "garden", None, actor=store.actor, reason=f"garden run {run_id}", details={"run": run_id, **done})
         _log_episode(root, plan["generated"], run_id, done)
         refresh_core(root)
     return done
+
+
+def _consolidate(store, item: dict, run_id: str, done: dict) -> None:
+    """One master made and its originals archived (linked consolidated_into it): two write sessions."""
+    chunks = [store.get_chunk(i, track=False) for i in item["members"]]
+    members = [_member_of_chunk(c) for c in chunks if c is not None and c.status == "active" and not c.pinned]
+    spec = master_spec(members) if len(members) >= 2 else None
+    if spec is None:
+        done["skipped"].append({"action": "consolidate", "ids": item["members"], "why": "members changed"})
+        return
+    reason = f"garden {run_id}: consolidated into a master"
+    master = store.create_chunk(**spec, auto_link=False, reason=reason)
+    audit(store.root, "consolidate", master.id, actor=store.actor, reason=f"garden {run_id}",
+          details={"run": run_id, "members": [m["id"] for m in members]})
+    store.archive_many([m["id"] for m in members], reason=f"garden {run_id}: consolidated into {master.id}",
+                       link=("consolidated_into", master.id))
+    done["consolidated"].append({"master": master.id, "members": [m["id"] for m in members],
+                                 "topic": spec["metadata"]["title"]})
 
 
 def _log_episode(root, when: str, run_id: str, done: dict) -> None:

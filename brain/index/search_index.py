@@ -1,20 +1,27 @@
 """The persistent search index: SQLite (stdlib) with FTS5, derived from the chunk files.
 
 index/search.db holds, per active chunk, the columns recall ranks on and the content itself (so hooks never open
-chunk files), an FTS5 table over content and tags (BM25, porter stemming), and the link table (both directions).
-Updated inside the store's write lock on every create/update/delete; `rebuild` recreates it from the files.
-WAL mode: readers never wait for writers.
+chunk files), an FTS5 table over content and tags (BM25, porter stemming), the link table (both directions), each
+chunk's tags, and its entry of seed 000's metadata_index.json (so that the JSON index files are written from here,
+never by re-reading chunk files). Updated inside the store's write lock on every create/update/delete; `reindex`
+recreates it from the files in one transaction. WAL mode: readers never wait for writers, and a reader sees either
+the index before a write session or after it, never a half-built one.
+
+meta holds the layout version (`schema`), the chunk folders' fingerprint at the last commit, an `epoch` (a new
+token whenever the index is made anew) and a `generation` (+1 on every commit that changed something): together
+they say whether the JSON index files are current (json_indexes.py).
 """
 import os
 
-from brain.index.fingerprint import month_fingerprint
+from brain.index.fingerprint import index_readable, month_fingerprint
 from brain.util import fastjson
 from brain.util.fasthash import sha1
 from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "5"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table, scope
+SCHEMA_VERSION = "6"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table, scope;
+# 6: jmeta (the metadata_index.json entry), updated, epoch and generation
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -37,6 +44,7 @@ CREATE TABLE IF NOT EXISTS chunks(
   tokens INTEGER NOT NULL,
   access_count INTEGER NOT NULL DEFAULT 0,
   last_accessed TEXT,
+  updated TEXT,  -- last written in this store (a revision, or the arrival of an imported or captured memory)
   tags TEXT NOT NULL DEFAULT '',
   files TEXT NOT NULL DEFAULT '',
   path TEXT NOT NULL,
@@ -44,7 +52,8 @@ CREATE TABLE IF NOT EXISTS chunks(
   chash TEXT NOT NULL DEFAULT '',
   when_note TEXT NOT NULL DEFAULT '',
   when_spans TEXT NOT NULL DEFAULT '',
-  content TEXT NOT NULL
+  content TEXT NOT NULL,
+  jmeta TEXT NOT NULL DEFAULT ''  -- last: rows are read up to content, and a long row's tail spills to overflow pages
 );
 CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
 CREATE INDEX IF NOT EXISTS chunks_conv ON chunks(conversation_id, created);
@@ -72,8 +81,8 @@ CREATE TRIGGER IF NOT EXISTS chunks_counted_out AFTER DELETE ON chunks
 """
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
-            "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "tags",
-            "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "content")
+            "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "updated", "tags",
+            "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "content", "jmeta")
 
 
 def db_path(root) -> str:
@@ -86,16 +95,20 @@ def is_stale(root) -> bool:
 
 
 def staleness(root):
-    """Why the index is out of date: None (it is not), "files" (chunk folders changed since its last commit, or
-    there is none yet) or "layout" (an older rlm-mem made it: a whole rebuild, too long for a hook to wait on)."""
+    """Why the index is out of date: None (it is not), "files" (chunk folders changed since its last commit),
+    "layout" (an older rlm-mem made it) or "damaged" (missing while there are chunk files, or not a database):
+    the last two need a whole rebuild, too long for a hook to wait on."""
+    chunks = os.path.isdir(os.path.join(os.fspath(root), "chunks"))
+    if not index_readable(root):
+        return "damaged" if chunks else None
     conn = connect(root, readonly=True)
-    if conn is None:
-        return "files" if os.path.isdir(os.path.join(os.fspath(root), "chunks")) else None
     try:
         if _older(schema_version(conn)):
             return "layout"  # the next writer rebuilds it (migrate_if_older)
         return None if get_meta(conn, "fingerprint", None) == month_fingerprint(root) else "files"
-    except (sqlite3.Error, ValueError):  # a damaged value or tables: treat as stale, a writer rebuilds
+    except sqlite3.DatabaseError:  # not a database, or damaged tables: a writer (the worker) rebuilds it
+        return "damaged"
+    except ValueError:  # a damaged meta value: treat as stale, a writer re-indexes
         return "files"
     finally:
         conn.close()
@@ -113,15 +126,80 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
         # create the file owner-only first: SQLite gives the -wal/-shm files the mode of the database file
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)  # explicit BEGIN/COMMIT
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
-        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
-        if conn.execute("SELECT 1 FROM counts WHERE name='chunks'").fetchone() is None:
-            conn.execute("INSERT OR IGNORE INTO counts(name, value) SELECT 'chunks', count(*) FROM chunks")
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('epoch', ?)", (_new_epoch(),))
+            if conn.execute("SELECT 1 FROM counts WHERE name='chunks'").fetchone() is None:
+                conn.execute("INSERT OR IGNORE INTO counts(name, value) SELECT 'chunks', count(*) FROM chunks")
+        except BaseException:
+            conn.close()
+            raise
         os.chmod(path, 0o600)
     conn.execute("PRAGMA busy_timeout=10000")
     return conn
+
+
+def connect_memory() -> sqlite3.Connection:
+    """An empty index in memory, for a write session that cannot reach the file (it keeps nothing)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.executescript(_SCHEMA)
+    conn.execute("INSERT INTO counts(name, value) VALUES('chunks', 0)")
+    return conn
+
+
+def _is_damage(exc: Exception) -> bool:
+    """A database error that says the file is not (or no longer) a usable database, as opposed to a busy or
+    locked one, a full disk or a read-only folder, which rebuilding would not cure."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text or "corrupt" in text
+
+
+def discard(root) -> None:
+    """Remove the index files (the database, its WAL and shared-memory files): they are derived."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(db_path(root) + suffix)
+        except FileNotFoundError:
+            pass
+
+
+def connect_for_writing(root) -> tuple:
+    """(connection, why it was replaced or None). An index file that is not a database (or is damaged where a
+    writer first looks) is discarded and made anew: it is derived, so a write never fails because of it, and the
+    caller's sync re-indexes every chunk file into the new one."""
+    try:
+        conn = connect(root)
+        try:
+            conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchall()
+            conn.execute("SELECT rowid FROM chunks ORDER BY rowid DESC LIMIT 1").fetchall()
+        except BaseException:
+            conn.close()
+            raise
+        return conn, None
+    except sqlite3.DatabaseError as exc:
+        if not _is_damage(exc):
+            raise
+        discard(root)
+        return connect(root), str(exc)
+
+
+def _new_epoch() -> str:
+    return fastjson.dumps(os.urandom(8).hex())
+
+
+def generation(conn: sqlite3.Connection) -> tuple:
+    """(epoch, generation): which index this is and how many committed write sessions changed it."""
+    return get_meta(conn, "epoch", None), int(get_meta(conn, "generation", 0) or 0)
+
+
+def next_generation(conn: sqlite3.Connection) -> None:
+    """Inside the caller's write transaction: one more change committed."""
+    set_meta(conn, "generation", int(get_meta(conn, "generation", 0) or 0) + 1)
 
 
 def _older(version) -> bool:
@@ -150,14 +228,21 @@ def migrate_if_older(conn: sqlite3.Connection) -> bool:
     An index made by a newer rlm-mem is left alone (two installed versions must not rebuild each other's)."""
     if not _older(schema_version(conn)):
         return False
+    recreate(conn)
+    return True
+
+
+def recreate(conn: sqlite3.Connection) -> None:
+    """Inside the caller's write transaction: every table dropped and made anew, empty, with a new epoch. Readers
+    keep seeing the old index until the caller commits (WAL)."""
     for kind, name in conn.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') "
                                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'").fetchall():
         conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
     for statement in _statements(_SCHEMA):
         conn.execute(statement)
     conn.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+    conn.execute("INSERT INTO meta(key, value) VALUES('epoch', ?)", (_new_epoch(),))
     conn.execute("INSERT INTO counts(name, value) VALUES('chunks', 0)")
-    return True
 
 
 def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
@@ -166,10 +251,17 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
         chunk["id"], md["created"], chunk["type"], md.get("kind", "memory"), md.get("role"), md.get("project"),
         md.get("scope"), md.get("conversation_id"), float(md.get("confidence", 0.8)), md.get("importance"),
         1 if md.get("pinned") else 0, md.get("status", "active"), md.get("sensitivity", "low"), md.get("category"),
-        int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"),
+        int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"), md.get("updated"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
         content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), chunk["content"],
+        _metadata_entry(chunk, path),
     )
+
+
+def _metadata_entry(chunk: dict, path: str) -> str:
+    from brain.index.json_indexes import entry_text  # json and pathlib: writers only, never the prompt hook
+
+    return entry_text(chunk, path)
 
 
 def _when(content: str, created) -> tuple:
@@ -194,27 +286,69 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
     conn.execute("DELETE FROM tags WHERE id=?", (chunk_id,))
 
 
+_INSERT = f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})"
+
+
+def insert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
+    """Index a chunk the caller knows is not indexed (a new id); an id that is there after all is replaced."""
+    row = row_of(chunk, path, mtime_ns)
+    try:
+        cur = conn.execute(_INSERT, row)
+    except sqlite3.IntegrityError:
+        replace_row(conn, row, chunk)
+        return
+    _index_rest(conn, cur.lastrowid, chunk)
+
+
+def _index_rest(conn: sqlite3.Connection, rowid: int, chunk: dict) -> None:
+    tags = chunk.get("tags") or ()
+    conn.execute("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)", (rowid, chunk["content"], " ".join(tags)))
+    links = [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()]
+    if links:
+        conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)", links)
+    if tags:
+        conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)", [(t, chunk["id"]) for t in tags])
+
+
 def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
+    replace_row(conn, row_of(chunk, path, mtime_ns), chunk)
+
+
+def replace_row(conn: sqlite3.Connection, row: tuple, chunk: dict) -> None:
+    """Index `chunk` with its row_of tuple, replacing what the index holds for its id."""
     _delete(conn, chunk["id"])
-    cur = conn.execute(
-        f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})",
-        row_of(chunk, path, mtime_ns))
-    conn.execute("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
-                 (cur.lastrowid, chunk["content"], " ".join(chunk.get("tags") or ())))
+    cur = conn.execute(_INSERT, row)
+    _index_rest(conn, cur.lastrowid, chunk)
+
+
+def insert_many(conn: sqlite3.Connection, rows: list) -> None:
+    """Index many new chunks at once (a rebuild): `rows` of (row_of tuple, chunk). Into an empty index only."""
+    conn.executemany(_INSERT, [row for row, _ in rows])
+    first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(rows) + 1
+    conn.executemany("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
+                     [(first + i, c["content"], " ".join(c.get("tags") or ())) for i, (_, c) in enumerate(rows)])
     conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
-                     [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()])
-    conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)", [(t, chunk["id"]) for t in chunk.get("tags") or ()])
+                     [(c["id"], t, d) for _, c in rows for t, ds in (c.get("links") or {}).items() for d in ds or ()])
+    conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)",
+                     [(t, c["id"]) for _, c in rows for t in c.get("tags") or ()])
+
+
+def set_mtimes(conn: sqlite3.Connection, pairs) -> None:
+    """Record the chunk files' mtimes, [(mtime_ns, chunk id)], once they are known (a batch writes them later)."""
+    conn.executemany("UPDATE chunks SET mtime_ns=? WHERE id=?", pairs)
 
 
 def remove(conn: sqlite3.Connection, chunk_id: str) -> None:
     _delete(conn, chunk_id)
 
 
-def clear(conn: sqlite3.Connection) -> None:
-    conn.execute("DELETE FROM chunks")
-    conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
-    conn.execute("DELETE FROM links")
-    conn.execute("DELETE FROM tags")
+def purge_traces(conn: sqlite3.Connection) -> None:
+    """After deleting text for good (outside any transaction): merge the full-text index into one segment, so
+    that no old segment keeps the deleted words (FTS5 only marks them deleted until segments merge), and move the
+    WAL into the database and empty it (it holds the pages as they were). With secure_delete, which writers set,
+    freed pages and cells are zeroed as they are freed."""
+    conn.execute("INSERT INTO fts(fts) VALUES('optimize')")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def chunk_count(conn: sqlite3.Connection) -> int:
@@ -241,5 +375,7 @@ def schema_version(conn: sqlite3.Connection):
     return row[0] if row else None
 
 
-def indexed_ids(conn: sqlite3.Connection) -> dict:
-    return dict(conn.execute("SELECT id, mtime_ns FROM chunks"))
+def indexed_ids(conn: sqlite3.Connection, months=None) -> dict:
+    """id -> indexed file mtime, of every chunk or of those whose id is of one of `months` (YYYY-MM)."""
+    rows = conn.execute("SELECT id, mtime_ns FROM chunks")
+    return dict(rows) if months is None else {cid: m for cid, m in rows if cid[6:13] in months}

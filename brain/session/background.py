@@ -1,11 +1,13 @@
 """The one short-lived background process hooks may start: `rlm-mem ingest --background` (capture, index
-upgrades) or `rlm-mem garden --apply --if-due`. Hooks never wait for it; `RLM_MEM_BACKGROUND=0` turns it off, and
+upgrades and rebuilds, the pass that brings seed 000's JSON index files up to date: session/maintenance.py) or
+`rlm-mem garden --apply --if-due`. Hooks never wait for it; `RLM_MEM_BACKGROUND=0` turns it off, and
 queued work then waits for `rlm-mem ingest`. Stdlib only, and `subprocess` loads only when a process starts.
 """
 import os
 import sys
 
 from brain.capture.queue import enqueue, pending_count, uncaptured_siblings, worker_running
+from brain.index.fingerprint import derived_behind
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_SIBLINGS = 20  # earlier sessions queued by one session start
@@ -50,7 +52,7 @@ def at_session_start(root, transcript_path: str, session_id: str) -> None:
             enqueue(root, sid, path, final=True)
     except OSError:
         return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    if pending_count(root):
+    if pending_count(root) or derived_behind(root):  # capture to do, or derived data to bring up to date
         start_worker(root)
     try:
         from brain.garden.schedule import garden_due  # one small file read; the rest of gardening never loads here

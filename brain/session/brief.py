@@ -150,8 +150,8 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
 
     fresh = True
     why = staleness(root)
-    if why == "layout":  # made by an older rlm-mem: the detached worker rebuilds it; this start reads it as it is
-        from brain.session.background import start_worker  # rare: an index made by an older rlm-mem
+    if why in ("layout", "damaged"):  # an older rlm-mem's, missing, or not a database: the detached worker
+        from brain.session.background import start_worker  # rare: an index to rebuild
 
         start_worker(root)
         fresh = False
@@ -164,9 +164,10 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
             sys.stderr.write(f"rlm-mem: index sync deferred: {exc}\n")
         fresh = not is_stale(root)
     fingerprint = _store_fingerprint(root) if fresh else None  # None: never matches, so never reused
-    rows = select_for_session(root, project.id, max_sensitivity=max_sensitivity)
+    damaged = why == "damaged"  # nothing to read until the worker has rebuilt it: the HUD still shows
+    rows = [] if damaged else select_for_session(root, project.id, max_sensitivity=max_sensitivity)
     total = None
-    conn = connect(root, readonly=True)
+    conn = None if damaged else connect(root, readonly=True)
     if conn is not None:
         try:
             total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)

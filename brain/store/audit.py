@@ -36,6 +36,19 @@ def audit(root: Path, action: str, chunk_id, *, actor: str | None = None, reason
     return entry
 
 
+def audit_many(root: Path, action: str, chunk_ids, *, actor: str | None = None, reason=None) -> None:
+    """One line per chunk, like `audit`, appended in one write (a batch of thousands costs one open and write).
+    `reason`: one for all, or a dict of chunk id -> reason."""
+    if not chunk_ids:
+        return
+    when, actor = utc_now(), actor or default_actor()
+    lines = "\n".join(json.dumps({"time": when, "action": action, "chunk_id": cid, "actor": actor,
+                                  "reason": reason.get(cid) if isinstance(reason, dict) else reason},
+                                 ensure_ascii=False) for cid in chunk_ids)
+    append_line(Path(root) / "audit" / f"{when[:7]}.jsonl", lines)
+    log.info("%s %d chunks by %s", action, len(chunk_ids), actor)
+
+
 def read_audit(root: Path, chunk_id: str | None = None, action: str | None = None) -> list:
     out = []
     folder = Path(root) / "audit"

@@ -11,7 +11,7 @@ from brain.store.classify import detect_type
 from brain.util.errors import ChunkValidationError
 from brain.util.fasthash import sha1
 from brain.util.files import append_line
-from brain.util.timestamps import normalize_timestamp, utc_now
+from brain.util.timestamps import epoch_seconds, normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 MAX_TAGS = 50
@@ -111,6 +111,25 @@ def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, 
         "links": chunk_links,
         "tags": clean_tags(tags),
     }
+
+
+ARRIVAL_GAP_SECONDS = 86400  # a captured or imported memory dated more than this before it is written here...
+
+
+def stamp_arrival(chunk: dict, now: str, *, imported: bool = False) -> dict:
+    """...carries metadata.updated = `now`, its arrival in this store: gardening counts idleness from it, not from
+    the memory's own date (a legacy import dated 287 days ago is not dormant on the day it arrives). A captured
+    or imported memory is one with a provenance kind or the import source; what a caller stores with a date of
+    its choosing through the library keeps that date as its age. `imported`: it is one whatever it says (a
+    whole chunk from an export)."""
+    md = chunk["metadata"]
+    if not (imported or (md.get("provenance") or {}).get("kind") or md.get("source") == "import"):
+        return chunk
+    then, arrived = epoch_seconds(md.get("created")), epoch_seconds(now)
+    if then is not None and arrived is not None and arrived - then > ARRIVAL_GAP_SECONDS \
+            and (md.get("updated") or "") < now:
+        md["updated"] = now
+    return chunk
 
 
 def tombstones(state_dir) -> set:

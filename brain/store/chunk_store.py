@@ -12,25 +12,30 @@ Seed 000's calls forgive bad ids the way the seed documents: `get_chunk` gives N
 """
 import logging
 import os
+import queue
+import threading
 
-from brain.index import access, search_index
-from brain.index.json_indexes import JsonIndexes
+from brain.index import access, json_indexes, search_index
+from brain.index.fingerprint import index_signature
 from brain.safety.redact import redact
-from brain.store.audit import audit
-from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, tombstones
+from brain.store.audit import audit, audit_many
+from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, stamp_arrival, tombstones
 from brain.store.chunk import CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, Chunk, empty_links, new_chunk_id
 from brain.store.chunking import ChunkingEngine
+from brain.store.episodes import forget_episode
 from brain.store.layout import StoreLayout
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
 from brain.store.write_session import chunk_text, mtime_ns, writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
-from brain.util.files import atomic_write_bytes, ensure_dir, store_lock
+from brain.util.files import atomic_write_bytes, ensure_dir, owner_lock, store_lock, try_acquire
+from brain.util.sqlite import sqlite3
 from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 log = logging.getLogger("rlm_mem")
 
+JSON_LOCK = ".json.lock"  # in index/: one JSON index pass at a time (taken inside the store lock, never around it)
 MAX_CONTENT_CHARS = 2_000_000  # longer input is refused; anything below is chunked, never refused
 EXTRA_LINKS = ("supersedes", "superseded_by", "derived_from", "consolidated_into")
 
@@ -161,14 +166,13 @@ class ChunkStore:
                 on_error(i, exc)
         with self._writing(bulk=len(built) > 8 if bulk is None else bulk) as session:
             created = self._add_all(session, built, auto_link=auto_link, chain=chain)
-        for chunk in session.added:
-            audit(self.root, action, chunk["id"], actor=self.actor, reason=reason)
+        self._audit_saved(session, action, [chunk["id"] for chunk in session.added], reason=reason)
         if added is not None:
             added.extend(Chunk.from_dict(c) for c in session.added)
         return created
 
     def _add_all(self, session, built, *, auto_link: bool, chain: bool) -> list:
-        created, previous = [], None
+        created, previous, now = [], None, utc_now()
         deleted = tombstones(self.layout.state_dir) if any(key for _, key in built) else set()
         for chunk, key in built:
             if key and chunk["metadata"]["provenance"]["hash"] in deleted:
@@ -183,16 +187,30 @@ class ChunkStore:
                     created.append(Chunk.from_dict(existing))
                     previous = chunk["id"]
                     continue
-            while not key and self.layout.exists(chunk["id"]):  # random ids can collide: draw again
+            while not key and session.taken(chunk["id"]):  # random ids can collide: draw again
                 chunk["id"] = new_chunk_id(chunk["metadata"]["created"])
             if chain and previous and previous not in chunk["links"]["follows"]:
                 chunk["links"]["follows"].append(previous)
-            if auto_link:
-                _auto_link(chunk, session.conn)  # adds only ids the store made itself: validated above
-            session.add(chunk)
+            if auto_link:  # adds only ids the store made itself: validated above
+                _auto_link(chunk, session.conn, common=session.common_tags)
+            session.add(stamp_arrival(chunk, now))
             created.append(Chunk.from_dict(chunk))
             previous = chunk["id"]
         return created
+
+    def _audit_saved(self, session, action: str, chunk_ids: list, *, reason=None, details=None) -> None:
+        """The audit lines of a write that is saved: a failure to append them (a full disk) must not read as a
+        failed write, which a person would retry into a duplicate, so it is a warning naming what was saved."""
+        try:
+            if len(chunk_ids) == 1:
+                reason = reason.get(chunk_ids[0]) if isinstance(reason, dict) else reason
+                audit(self.root, action, chunk_ids[0], actor=self.actor, reason=reason, details=details)
+            else:
+                audit_many(self.root, action, chunk_ids, actor=self.actor, reason=reason)
+        except OSError as exc:
+            shown = ", ".join(chunk_ids[:5]) + (" ..." if len(chunk_ids) > 5 else "")
+            log.warning("saved %s; the audit line could not be written (%s)", shown, exc.strerror or exc)
+        self.last_index_error = session.index_error
 
     def revise_chunk(self, chunk_id: str, *, reason=None, **changes) -> Chunk:
         """Change content, type, tags, links or metadata fields (e.g. confidence=0.98); returns the chunk.
@@ -205,7 +223,7 @@ class ChunkStore:
             _apply_changes(data, changes, self.engine.max_tokens)
             check("chunk", data)
             session.write(data)
-        audit(self.root, "update", chunk_id, actor=self.actor, reason=reason, details={"fields": sorted(changes)})
+        self._audit_saved(session, "update", [chunk_id], reason=reason, details={"fields": sorted(changes)})
         return Chunk.from_dict(data)
 
     def update_chunk(self, chunk_id: str, *, reason=None, **changes):
@@ -217,34 +235,77 @@ class ChunkStore:
             return False
 
     def delete_chunk(self, chunk_id: str, permanent: bool = False, *, reason=None) -> bool:
-        """Soft delete moves the chunk to archive/; permanent removes it and every link to it. False (logged) when
-        the id is malformed or no such chunk exists."""
+        """Soft delete moves the chunk to archive/; permanent removes it and every link to it, and purges its text
+        from everything derived at once (purge_derived). False (logged) when the id is malformed or no such chunk
+        exists."""
         try:
             live, archived = self.layout.chunk_path(chunk_id), self.layout.archive_path(chunk_id)
         except InvalidChunkId as exc:
             log.warning("delete_chunk: %s", exc)
             return False
+        if not permanent:
+            return bool(self.archive_many([chunk_id], reason=reason))
         with self._writing() as session:
             if live.is_file() and not live.is_symlink() and self.layout.inside(live):
                 source = live
-            elif permanent and archived.is_file() and not archived.is_symlink():
+            elif archived.is_file() and not archived.is_symlink():
                 source = archived
             else:
                 return False
-            if permanent:
-                keyed = (self.layout.read_file(source, validate=False) or {}).get("metadata", {}).get("provenance") or {}
-                os.unlink(source)
-                session.forget(chunk_id)
-                if str(keyed.get("hash", "")).startswith("key:"):  # captured: capturing it again must not revive it
-                    bury(self.layout.state_dir, keyed["hash"])
-                for ref in session.referrers(chunk_id):
-                    session.strip_links_to(ref, chunk_id)
-            else:
-                ensure_dir(self.archive_dir)
-                os.replace(source, archived)
-                session.forget(chunk_id)
-        audit(self.root, "delete" if permanent else "archive", chunk_id, actor=self.actor, reason=reason)
+            keyed = (self.layout.read_file(source, validate=False) or {}).get("metadata", {}).get("provenance") or {}
+            for ref in session.referrers(chunk_id):
+                session.strip_links_to(ref, chunk_id)
+            os.unlink(source)
+            session.moved(chunk_id)
+            session.forget(chunk_id)
+            if str(keyed.get("hash", "")).startswith("key:"):  # captured: capturing it again must not revive it
+                bury(self.layout.state_dir, keyed["hash"])
+        self._audit_saved(session, "delete", [chunk_id], reason=reason)
+        self.purge_derived(chunk_id)
         return True
+
+    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None) -> list:
+        """Soft-delete several live chunks in one write session (gardening archives hundreds at a time). `reason`:
+        one for all or a dict of id -> reason (the audit line). `link` (type, target): added to each archived copy
+        first (consolidated_into its master). Returns the ids archived; ids that are not live chunks are skipped."""
+        moved = []
+        with self._writing() as session:
+            for chunk_id in chunk_ids:
+                live, archived = self.layout.chunk_path(chunk_id), self.layout.archive_path(chunk_id)
+                if not (live.is_file() and not live.is_symlink() and self.layout.inside(live)):
+                    continue
+                if not moved:
+                    ensure_dir(self.archive_dir)
+                if link is None:
+                    os.replace(live, archived)
+                else:
+                    data = self.layout.read_file(live)
+                    if data is None:
+                        continue
+                    targets = data["links"].setdefault(link[0], [])
+                    targets.append(link[1]) if link[1] not in targets else None
+                    session.write_archived(data)
+                    os.unlink(live)
+                session.moved(chunk_id)
+                session.forget(chunk_id)
+                moved.append(chunk_id)
+        self._audit_saved(session, "archive", moved, reason=reason)
+        return moved
+
+    def purge_derived(self, chunk_id: str) -> None:
+        """Remove a permanently deleted chunk's text from every derived file, now: the search index (writers zero
+        what they delete; here its full-text segments are merged so that no old one keeps the words, and its WAL
+        is emptied), seed 000's JSON indexes, and the session-start briefs, CORE.md and episode entry that show
+        it."""
+        with store_lock(self.root, self.lock_timeout):
+            conn, _ = search_index.connect_for_writing(self.root)
+            try:
+                conn.execute("PRAGMA secure_delete=ON")
+                search_index.purge_traces(conn)
+            finally:
+                conn.close()
+            self.refresh_json_indexes(force=True)  # the JSON lock inside the store lock, as reindex takes them
+        _drop_mentions(self.layout, chunk_id)
 
     def restore_chunk(self, chunk_id: str, *, reason=None) -> Chunk:
         """Bring an archived chunk back (ChunkNotFound when there is none)."""
@@ -257,8 +318,9 @@ class ChunkStore:
             ensure_dir(dest.parent)
             self.layout.refuse_link(dest.parent)
             os.replace(src, dest)
+            session.moved(chunk_id)
             session.index(data, dest)
-        audit(self.root, "restore", chunk_id, actor=self.actor, reason=reason)
+        self._audit_saved(session, "restore", [chunk_id], reason=reason)
         return Chunk.from_dict(data)
 
     def link_chunks(self, source_id: str, target_id: str, link_type: str, *, reason=None,
@@ -282,47 +344,86 @@ class ChunkStore:
             elif target_id not in targets:
                 targets.append(target_id)
             session.write(data)
-        audit(self.root, "unlink" if remove else "link", source_id, actor=self.actor, reason=reason,
-              details={"type": link_type, "target": target_id})
+        self._audit_saved(session, "unlink" if remove else "link", [source_id], reason=reason,
+                          details={"type": link_type, "target": target_id})
         return Chunk.from_dict(data)
 
     # ------------------------------------------------------------------ maintenance
     def reindex(self, progress=None) -> dict:
         """Rebuild every derived structure from the chunk files (and fold pending access counts first).
 
-        `progress(done, total)` is called as files are read (the CLI draws a bar on a terminal)."""
+        Under the store lock, in one transaction of the search index: writers wait for it, and readers see the
+        old index until the new one is complete (never an empty or half-built one). The chunk files are read by a
+        second thread while this one inserts (SQLite indexes with the interpreter lock released), batch by batch:
+        memory does not grow with the store. `progress(done, total)` is called as files are read."""
         self.fold_access()
         self.layout.ensure()
         with store_lock(self.root, self.lock_timeout):
-            for suffix in ("", "-wal", "-shm"):  # start from nothing: a damaged index must not survive a rebuild
-                try:
-                    os.unlink(str(search_index.db_path(self.root)) + suffix)
-                except FileNotFoundError:
-                    pass
-            indexes = JsonIndexes(self.index_dir)
-            conn = search_index.connect(self.root)
-            count = skipped = 0
+            conn, _ = search_index.connect_for_writing(self.root)
             try:
                 conn.execute("BEGIN IMMEDIATE")
-                paths = list(self.layout.iter_chunk_paths())
-                for done, path in enumerate(paths, 1):
-                    if progress is not None and (done % 500 == 0 or done == len(paths)):
-                        progress(done, len(paths))
-                    data = self.layout.read_file(path)
-                    if data is None:
-                        skipped += 1
-                        continue
-                    rel = self.layout.relpath(path)
-                    indexes.add(data, rel)
-                    search_index.upsert(conn, data, rel, mtime_ns(path))
-                    count += 1
+                search_index.recreate(conn)  # a new epoch: the JSON indexes are rewritten below
+                count, skipped = self._index_files(conn, progress)
+                search_index.next_generation(conn)
                 search_index.set_meta(conn, "fingerprint", search_index.month_fingerprint(self.root))
                 conn.execute("COMMIT")
                 conn.execute("INSERT INTO fts(fts) VALUES('optimize')")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()
-            indexes.save()
+            self.refresh_json_indexes(force=True)
         return {"chunks": count, "skipped": skipped}
+
+    def _index_files(self, conn, progress=None) -> tuple:
+        """Every chunk file into the (empty) index, in batches: (indexed, skipped)."""
+        total = sum(1 for _ in self.layout.iter_chunk_paths()) if progress is not None else 0
+        count = skipped = done = 0
+        for batch, unreadable in _parsed_batches(self.layout):
+            skipped += unreadable
+            done += len(batch) + unreadable
+            conn.execute("SAVEPOINT batch")
+            try:
+                search_index.insert_many(conn, batch)
+            except sqlite3.IntegrityError:  # one id in two files (a misplaced copy): the later one wins
+                conn.execute("ROLLBACK TO batch")
+                for row, data in batch:
+                    search_index.replace_row(conn, row, data)
+            conn.execute("RELEASE batch")
+            count += len(batch)
+            if progress is not None:
+                progress(min(done, total), total)
+        return count, skipped
+
+    def refresh_json_indexes(self, *, force: bool = False, min_age: float = 0.0, lock_timeout: float = 60) -> bool:
+        """Bring seed 000's JSON index files up to date with the search index: the background pass (and what
+        reindex, `rlm-mem share sync` and a permanent delete do). Cheap when they are current (one meta read and
+        four stats). `min_age`: leave files that are behind alone if they were written less than this many seconds
+        ago (the worker coalesces passes). Returns True when the files were rewritten."""
+        conn = search_index.connect(self.root, readonly=True)
+        if conn is None:
+            return False
+        lock = owner_lock(ensure_dir(self.index_dir) / JSON_LOCK, lock_timeout)
+        try:
+            if not try_acquire(lock):
+                return False  # another pass runs now: it brings them current
+            try:
+                signature = index_signature(self.root)  # before the snapshot: a later write must differ from it
+                conn.execute("BEGIN")  # one read snapshot for the check and the three files
+                epoch, generation = search_index.generation(conn)
+                if not force and json_indexes.is_current(self.index_dir, epoch, generation):
+                    json_indexes.mark_checked(self.index_dir, signature)
+                    return False
+                if not force and min_age and json_indexes.age(self.index_dir) < min_age \
+                        and json_indexes.only_behind(self.index_dir, epoch):
+                    return False  # whole, behind by recent writes only: coalesced with the next ones
+                json_indexes.write_from(conn, self.index_dir, epoch, generation, signature)
+                return True
+            finally:
+                lock.release()
+        except sqlite3.DatabaseError:
+            return False  # a damaged index: the next writer rebuilds it, and a later pass writes the files
+        finally:
+            conn.close()
 
     def fold_access(self) -> int:
         """Write pending access counts in one batch. Returns how many chunks changed.
@@ -351,21 +452,24 @@ class ChunkStore:
             return 0
         data = self.layout.read_file(path)
         if data is not None:
-            session.write(access.apply_pending(data, pending), index_json=False)
+            session.write(access.apply_pending(data, pending))
             return 1
         archived = self.layout.read_file(self.layout.archive_path(chunk_id))  # archived since it was read
         if archived is not None:
-            atomic_write_bytes(self.layout.archive_path(chunk_id), chunk_text(access.apply_pending(archived, pending)))
+            session.write_archived(access.apply_pending(archived, pending))
             return 1
         return 0
 
     def sync_derived(self) -> dict | None:
-        """Bring derived indexes up to date when chunk files changed behind rlm-mem's back (a git pull, a crash,
-        a hand edit). Costs one stat per month folder when nothing changed; returns what was re-indexed, or None."""
+        """Bring the search index up to date when chunk files changed behind rlm-mem's back (a git pull, a crash,
+        a hand edit), rebuilding it if it is damaged or missing. Costs one stat per month folder when nothing
+        changed; returns what was re-indexed, or None. (The JSON index files: refresh_json_indexes.)"""
         if not search_index.is_stale(self.root):
             return None
         with self._writing() as session:
             result = session.synced
+        if result is not None and session.replaced:
+            result["rebuilt"] = session.replaced
         return result
 
     def stats(self) -> dict:
@@ -381,6 +485,77 @@ class ChunkStore:
         return {"root": str(self.root), "chunks": count, "archived": archived, "tokens": tokens,
                 "by_type": dict(sorted(by_type.items())), "by_kind": dict(sorted(by_kind.items())),
                 "pending_accesses": access.pending_lines(self.root), "bytes_on_disk": disk}
+
+
+REINDEX_BATCH = 500  # chunk files parsed per batch; at most READ_AHEAD batches wait in memory
+READ_AHEAD = 4
+
+
+def _parsed_batches(layout):
+    """(batch of (row_of tuple, chunk), files skipped) for every chunk file, read and parsed by a second thread:
+    reading, JSON and the row (dates, the JSON index entry) are Python, while the caller's inserts run in SQLite
+    with the interpreter lock released, so the two overlap on two cores."""
+    batches = queue.Queue(maxsize=READ_AHEAD)
+    stop = threading.Event()
+
+    def produce():
+        try:
+            batch, skipped = [], 0
+            for path in layout.iter_chunk_paths():
+                if stop.is_set():
+                    return
+                data = layout.read_file(path)
+                if data is None:
+                    skipped += 1
+                    continue
+                batch.append((search_index.row_of(data, layout.relpath(path), mtime_ns(path)), data))
+                if len(batch) >= REINDEX_BATCH:
+                    batches.put((batch, skipped))
+                    batch, skipped = [], 0
+            batches.put((batch, skipped))
+            batches.put(None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            batches.put(exc)
+
+    reader = threading.Thread(target=produce, name="rlm-mem-reindex-reader", daemon=True)
+    reader.start()
+    try:
+        while True:
+            item = batches.get()
+            if item is None:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            yield item
+    finally:
+        stop.set()
+        while reader.is_alive():  # let a blocked producer finish its put
+            try:
+                batches.get(timeout=0.1)
+            except queue.Empty:
+                pass
+        reader.join()
+
+
+def _drop_mentions(layout, chunk_id: str) -> None:
+    """A permanently deleted chunk's text out of the files that show it: cached session-start briefs (removed: the
+    next start makes them anew), CORE.md's line for it, its episode entry."""
+    folder = layout.state_dir / "brief"
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        try:
+            if chunk_id in path.read_text(encoding="utf-8", errors="replace"):
+                path.unlink()
+        except OSError:
+            pass
+    core = layout.root / "CORE.md"
+    try:
+        text = core.read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    if chunk_id in text:
+        atomic_write_bytes(core, "".join(line for line in text.splitlines(keepends=True)
+                                         if chunk_id not in line).encode("utf-8"))
+    forget_episode(layout.root, chunk_id)
 
 
 _auto_link = auto_link  # the module-level function (ChunkStore.create_many's `auto_link` flag shadows the name)

@@ -1,0 +1,225 @@
+"""Derived data heals itself (issue 13, item 5): a missing or damaged search index or JSON index is rebuilt, in the
+background when a hook finds it, and never fails a write; a permanent delete purges the text from every derived
+file at once; writes and reindex serialise; a write that fails says exactly what was and was not saved."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from click.testing import CliRunner
+from harness.claude_code import BUNDLE_ROOT, fire
+
+from brain.capture.queue import worker_running
+from brain.cli.main import cli
+from brain.index import fingerprint, json_indexes, search_index
+from brain.index.json_indexes import FILES
+from brain.recall.recall import recall
+from brain.scripts import ChunkStore
+from brain.session.maintenance import bring_derived_current
+from brain.store.doctor import check_store
+
+RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")
+
+
+def rlm(*args, env=None):
+    return subprocess.run([RLM, *args], capture_output=True, text=True, env=env)
+
+
+def a_store(root) -> ChunkStore:
+    store = ChunkStore(root)
+    store.create_chunk("The staging database listens on port 5433", tags=["db"], metadata={"project": "app"})
+    store.create_chunk("Deploys go out on Tuesdays after the review", tags=["deploy"], metadata={"project": "app"})
+    return store
+
+
+def damage(root) -> None:
+    """What the issue found: a search.db that is not a database any more."""
+    for suffix in ("-wal", "-shm"):
+        try:
+            os.unlink(search_index.db_path(root) + suffix)
+        except FileNotFoundError:
+            pass
+    with open(search_index.db_path(root), "wb") as fh:
+        fh.write(b"this is not a database\n" * 200)
+
+
+def json_files(store) -> dict:
+    return {name: (store.index_dir / name).read_bytes() for name in FILES}
+
+
+def fresh_json(store, tmp_path) -> dict:
+    """The JSON index files a reindex of a copy of the chunk files makes."""
+    copy = ChunkStore(tmp_path / "copy")
+    copy.root.mkdir()
+    subprocess.run(["cp", "-a", str(store.chunks_dir), str(copy.root)], check=True)
+    copy.reindex()
+    return json_files(copy)
+
+
+# ---------------------------------------------------------------- a damaged or missing search index
+@pytest.mark.parametrize("how", ["garbage", "missing"])
+def test_a_write_never_fails_because_the_search_index_is_damaged(isolated_memory, how):
+    a_store(isolated_memory)
+    damage(isolated_memory) if how == "garbage" else os.unlink(search_index.db_path(isolated_memory))
+    assert search_index.staleness(isolated_memory) == "damaged"
+    made = rlm("remember", "The billing service listens on port 8087")
+    assert made.returncode == 0, made.stderr
+    assert search_index.staleness(isolated_memory) is None  # rebuilt from the chunk files by the write itself
+    for question, answer in (("which port does staging listen on?", "5433"), ("billing service port", "8087")):
+        found = rlm("recall", question)
+        assert found.returncode == 0 and answer in found.stdout, found.stdout + found.stderr
+    assert check_store(ChunkStore(isolated_memory)).ok
+
+
+def test_a_hook_that_finds_a_damaged_index_has_the_worker_rebuild_it(tmp_path, isolated_memory):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".rlm-mem.json").write_text('{"project": "app"}')
+    a_store(isolated_memory)
+    damage(isolated_memory)
+    assert fingerprint.derived_behind(isolated_memory)
+    started = time.monotonic()
+    run = fire("SessionStart", {"session_id": "s", "cwd": str(project), "source": "startup"})[0]
+    assert run.returncode == 0 and "RLM-MEM LIVEHUD" in run.context  # served at once, without waiting
+    assert run.seconds < 5
+    deadline = started + 60  # the detached worker it started rebuilds the index
+    while time.monotonic() < deadline and (search_index.staleness(isolated_memory) or worker_running(isolated_memory)):
+        time.sleep(0.1)
+    assert search_index.staleness(isolated_memory) is None
+    prompt = fire("UserPromptSubmit", {"session_id": "s", "cwd": str(project),
+                                       "prompt": "which port does the staging database listen on?"})[0]
+    assert prompt.returncode == 0 and "5433" in prompt.context
+
+
+def test_damaged_or_missing_json_indexes_are_rewritten_by_the_background_pass(isolated_memory, tmp_path):
+    store = a_store(isolated_memory)
+    store.refresh_json_indexes()
+    assert not fingerprint.derived_behind(isolated_memory)
+    (store.index_dir / "metadata_index.json").write_text("{not json")
+    (store.index_dir / "tag_index.json").unlink()
+    bring_derived_current(store)  # what the worker does (its interval does not hold back damaged files)
+    assert json_files(store) == fresh_json(store, tmp_path)
+    assert check_store(store).ok and not check_store(store).notes
+
+
+# ---------------------------------------------------------------- the JSON indexes' freshness contract
+def test_json_indexes_leave_the_write_path_and_the_pass_makes_them_equal_a_reindex(isolated_memory, tmp_path):
+    store = a_store(isolated_memory)
+    assert not (store.index_dir / "metadata_index.json").exists()  # no write touched them
+    assert fingerprint.derived_behind(isolated_memory)  # so a session start starts the worker
+    assert store.refresh_json_indexes() is True
+    assert not fingerprint.derived_behind(isolated_memory)
+    assert store.refresh_json_indexes() is False  # current: nothing rewritten
+    before = json_files(store)
+    store.create_chunk("A third memory about the cache", tags=["cache"])
+    assert json_files(store) == before  # the write left them alone...
+    assert fingerprint.derived_behind(isolated_memory)  # ...and says they are behind
+    assert "behind" in " ".join(check_store(store).notes)
+    assert store.refresh_json_indexes() is True
+    assert json_files(store) == fresh_json(store, tmp_path)
+
+
+def test_share_sync_forces_the_json_indexes_current(isolated_memory):
+    store = a_store(isolated_memory)
+    result = CliRunner().invoke(cli, ["share", "sync"])
+    assert result.exit_code == 0, result.output
+    state = json_indexes.read_state(store.index_dir)
+    conn = search_index.connect(isolated_memory, readonly=True)
+    try:
+        assert (state["epoch"], state["generation"]) == search_index.generation(conn)
+    finally:
+        conn.close()
+
+
+# ---------------------------------------------------------------- forget --permanent
+SECRET_WORDS = "Zorblaxian quintessential frobnication of the wibbleton manifold"
+MARKERS = (b"orblaxian", b"wibbleton", b"robnicat")  # word tails: full-text segments store words prefix-compressed
+
+
+def files_holding(root, markers) -> list:
+    found = []
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            if any(m in data for m in markers):
+                found.append(os.path.relpath(path, root))
+    return sorted(found)
+
+
+def test_forget_permanent_purges_the_text_from_every_derived_file(tmp_path, isolated_memory):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / ".rlm-mem.json").write_text('{"project": "app"}')
+    store = a_store(isolated_memory)
+    for i in range(30):  # enough rows that the full-text index has several segments
+        store.create_chunk(f"Filler memory {i} about the build pipeline", metadata={"project": "app"})
+    secret = store.create_chunk(SECRET_WORDS, tags=["wibbleton"], metadata={"project": "app", "pinned": True}).id
+    for i in range(10):
+        store.create_chunk(f"Later memory {i} about the release train", metadata={"project": "app"})
+    store.refresh_json_indexes()
+    from brain.recall.core import build_core, write_core
+    from brain.store.episodes import append_episode
+
+    write_core(isolated_memory, build_core(isolated_memory, "app")["text"], project="app")
+    append_episode(isolated_memory, None, "Zorblaxian notes", secret, "fact", ["wibbleton"], SECRET_WORDS)
+    started = fire("SessionStart", {"session_id": "s", "cwd": str(project), "source": "startup"},
+                   env=dict(os.environ, RLM_MEM_BACKGROUND="0"))[0]
+    assert "Zorblaxian" in started.context  # the cached brief holds it too
+    store.delete_chunk(store.get_chunk(secret, track=False).id)  # archived: the archive keeps it, the index not
+    held = files_holding(isolated_memory, MARKERS)
+    assert any(name.startswith("index/search.db") for name in held), held  # the detector sees old FTS segments
+    result = CliRunner().invoke(cli, ["forget", secret, "--permanent"])
+    assert result.exit_code == 0, result.output
+    assert files_holding(isolated_memory, MARKERS) == []
+    conn = search_index.connect(isolated_memory, readonly=True)
+    try:
+        conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, fts, 'row')")
+        assert not conn.execute("SELECT term FROM temp.vocab WHERE term LIKE '%wibbleton%'").fetchall()
+    finally:
+        conn.close()
+    assert check_store(store).ok
+
+
+# ---------------------------------------------------------------- writes and reindex serialise
+WRITER = r"""
+import sys
+from brain.scripts import ChunkStore
+from brain.store.lifecycle import remember_memory
+store = ChunkStore(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    remember_memory(store, f"Serialised memory number {i} about queue {i * 7}", project="app")
+    print(i, flush=True)
+"""
+
+REINDEXER = r"""
+import sys, time
+from brain.scripts import ChunkStore
+store = ChunkStore(sys.argv[1])
+end = time.monotonic() + float(sys.argv[2])
+n = 0
+while time.monotonic() < end:
+    store.reindex()
+    n += 1
+print(n)
+"""
+
+
+def test_remember_during_reindex_never_fails(isolated_memory):
+    a_store(isolated_memory)
+    env = dict(os.environ, PYTHONPATH=str(BUNDLE_ROOT), RLM_MEM_LOCK_TIMEOUT="60")
+    reindexer = subprocess.Popen([sys.executable, "-c", REINDEXER, str(isolated_memory), "8"], env=env,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    writer = subprocess.run([sys.executable, "-c", WRITER, str(isolated_memory), "40"], env=env,
+                            capture_output=True, text=True, timeout=100)
+    out, err = reindexer.communicate(timeout=100)
+    assert writer.returncode == 0, writer.stderr[-2000:]
+    assert reindexer.returncode == 0, err[-2000:]
+    assert int(out) >= 2, "the reindexer hardly ran: the test proves nothing"
+    store = ChunkStore(isolated_memory)
+    assert len(store.list_chunks()) == 42
+    assert len(recall(isolated_memory, "serialised memory queue", track=False, limit=100).items) >= 1
+    assert check_store(store).ok
