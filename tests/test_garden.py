@@ -324,3 +324,39 @@ def test_captured_memories_count_from_their_arrival_too(store):
     chosen = store.create_chunk("The old build server was called jenkins-2", created=ago(300))
     assert old.metadata["updated"] > ago(1) and "updated" not in chosen.metadata  # a caller's date is its age
     assert garden.run(store, apply=True)["applied"]["archived"] == [chosen.id]
+
+
+# ---------------------------------------------------------------- bounded runs (issue 17)
+def test_a_run_stops_at_its_budget_between_whole_steps_and_the_next_resumes(store, monkeypatch):
+    topics = [seven_near_duplicates(store, project=f"p{i}") for i in range(3)]
+    stale = [store.create_chunk(f"Stale fact {i} about host {i}", created=ago(200 + i)).id for i in range(5)]
+    clock = iter(range(10_000))
+    monkeypatch.setattr(garden.time, "monotonic", lambda: float(next(clock)))  # one second per look at the clock
+    first = garden.run(store, apply=True, budget=2.5)
+    done = first["applied"]
+    assert done["paused"] and len(done["consolidated"]) == 2 and done["archived"] == []
+    for item in done["consolidated"]:  # each step whole: the master made and every original archived with it
+        assert store.get_chunk(item["master"], track=False) is not None
+        assert set(item["members"]) <= archived_ids(store)
+    untouched = [t for t in topics if not set(t) & archived_ids(store)]
+    assert len(untouched) == 1 and set(untouched[0]) <= live_ids(store)  # the third topic: not begun at all
+    state = json.loads(Path(garden.state_path(store.root)).read_text())
+    assert state["resume"] is True and "seen" not in state
+    assert garden.garden_due(store.root, now=NOW.timestamp() + 3600)  # due again long before a day
+    monkeypatch.setattr(garden.time, "monotonic", lambda: 0.0)
+    second = garden.run(store, apply=True)["applied"]
+    assert not second["paused"] and len(second["consolidated"]) == 1 and sorted(second["archived"]) == sorted(stale)
+    assert json.loads(Path(garden.state_path(store.root)).read_text())["resume"] is False
+
+
+def test_topics_are_weighed_again_only_when_a_memory_on_them_changed(store, monkeypatch):
+    ids = [store.create_chunk(f"{BASE} {extra}", tags=["db", "staging"], created=ago(5)).id for extra in EXTRAS[:5]]
+    assert garden.run(store, apply=True)["applied"]["consolidated"] == []  # five on a topic: not yet
+    calls = []
+    real = garden.topic_words
+    monkeypatch.setattr(garden, "topic_words", lambda *a: calls.append(1) or real(*a))
+    assert garden.run(store, apply=True)["applied"]["consolidated"] == []
+    assert calls == []  # nothing changed since the last run: no topic was weighed
+    ids += [store.create_chunk(f"{BASE} {extra}", tags=["db", "staging"], created=ago(4)).id for extra in EXTRAS[5:]]
+    done = garden.run(store, apply=True)["applied"]["consolidated"]
+    assert calls and len(done) == 1 and set(done[0]["members"]) == set(ids)

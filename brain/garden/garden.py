@@ -104,19 +104,22 @@ def _restores(root, now: datetime) -> dict:
     return out
 
 
+_ROW_COLUMNS = ("rowid", "id", "created", "type", "kind", "project", "confidence", "importance", "pinned", "status",
+                "sensitivity", "tokens", "access_count", "last_accessed", "updated", "tags")
+
+
 def load_rows(root, now: datetime | None = None) -> tuple:
-    """(rows, links): live chunks other than the record kinds, with pending and restore touches applied;
-    links as {(src, dst)} sets by type for contradicts, consolidated_into and derived_from."""
+    """(rows, links): live chunks other than the record kinds (columns, not content: see _contents), with pending
+    and restore touches applied; links as {(src, dst)} sets by type for contradicts, consolidated_into and
+    derived_from."""
     now = _now(now)
     conn = search_index.connect(Path(root), readonly=True)
     if conn is None:
         return [], {"contradicts": set(), "consolidated_into": set(), "derived_from": set()}
     try:
-        conn.row_factory = sqlite3.Row
-        rows = [dict(r) for r in conn.execute(
-            "SELECT rowid, id, created, type, kind, project, confidence, importance, pinned, status, sensitivity, "
-            "tokens, access_count, last_accessed, updated, tags, content FROM chunks WHERE kind NOT IN (%s)"
-            % ",".join("?" * len(RECORD_KINDS)), RECORD_KINDS)]
+        rows = [dict(zip(_ROW_COLUMNS, r)) for r in conn.execute(
+            "SELECT %s FROM chunks WHERE kind NOT IN (%s)" % (", ".join(_ROW_COLUMNS),
+                                                             ",".join("?" * len(RECORD_KINDS))), RECORD_KINDS)]
         links = {"contradicts": set(), "consolidated_into": set(), "derived_from": set()}
         for src, kind, dst in conn.execute(
                 "SELECT src, type, dst FROM links WHERE type IN ('contradicts', 'consolidated_into', 'derived_from')"):
@@ -132,6 +135,53 @@ def load_rows(root, now: datetime | None = None) -> tuple:
         row["tags"] = (row["tags"] or "").split()
     rows.sort(key=lambda r: (r["created"], r["id"]))
     return rows, links
+
+
+def _contents(root, rows) -> None:
+    """Each row's content, from the search index (only the rows a plan reads words of)."""
+    conn = search_index.connect(Path(root), readonly=True)
+    try:
+        by_rowid = {r["rowid"]: r for r in rows}
+        ids = list(by_rowid)
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            for rowid, content in conn.execute(
+                    f"SELECT rowid, content FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part):
+                by_rowid[rowid]["content"] = content
+    finally:
+        conn.close()
+
+
+def _epoch(root):
+    """Which search index this is (a rebuilt one starts its rowids anew)."""
+    conn = search_index.connect(Path(root), readonly=True)
+    if conn is None:
+        return None
+    try:
+        return search_index.generation(conn)[0]
+    finally:
+        conn.close()
+
+
+def _topics(root, candidates: list, links: dict, changed: set) -> list:
+    """Topics worth a master, biggest first: clusters of more than five memories (a master counts for those it
+    holds) with at least one memory in `changed`; each as member dicts (_member_of_row)."""
+    _contents(root, candidates)
+    derived = Counter(src for src, _ in links["derived_from"])
+    weight = {r["id"]: max(1, derived[r["id"]]) if r["kind"] == "consolidated" else 1 for r in candidates}
+    by_id = {r["id"]: r for r in candidates}
+    by_project = {}
+    for row in candidates:
+        by_project.setdefault(row["project"], []).append(
+            (row["id"], topic_words(row["content"], row["tags"]), row["kind"] == "consolidated"))
+    topics = []
+    for items in by_project.values():
+        for ids in clusters(items):
+            # a master stands for the memories it holds: "more than five on one topic" counts them
+            if len(ids) >= 2 and sum(weight[i] for i in ids) >= CONSOLIDATE_MIN and changed.intersection(ids):
+                topics.append([_member_of_row(by_id[i], weight[i]) for i in ids])
+    topics.sort(key=lambda members: -sum(m["weight"] for m in members))
+    return topics
 
 
 def idle_here(row: dict, now: datetime) -> float:
@@ -294,8 +344,13 @@ def _split_to_fit(members: list) -> list:
 
 
 # ---------------------------------------------------------------- the plan
-def make_plan(root, *, now: datetime | None = None) -> dict:
-    """What a gardening run would do now (reads the search index only; changes nothing)."""
+def make_plan(root, *, now: datetime | None = None, since: dict | None = None) -> dict:
+    """What a gardening run would do now (reads the search index only; changes nothing).
+
+    `since` ({"epoch", "rowid"}, what the last complete run saw: state/garden.json): topics are clustered only
+    when a memory came or changed after it (search-index rows are rewritten with a new rowid), and only topics
+    holding such a memory are consolidated; every other topic was weighed by an earlier run. Dormancy is judged
+    on every memory (salience moves with the clock), from columns only."""
 
     now = _now(now)
     rows, links = load_rows(root, now)
@@ -303,10 +358,14 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
     for row in rows:
         row["score"] = salience(row, now)
     states = Counter(state_of(r["score"]) for r in rows if not r["pinned"])
+    epoch = _epoch(root)
     plan = {"run": f"garden-{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}", "generated": _iso(now),
             "root": str(root), "counts": {"memories": len(rows), "pinned": sum(1 for r in rows if r["pinned"]),
                                           **{s: states.get(s, 0) for s in ("active", "fading", "dormant")}},
+            "seen": {"epoch": epoch, "rowid": max((r["rowid"] for r in rows), default=0)},
             "resolve": [], "review": [], "consolidate": [], "archive": []}
+    seen = (since or {}).get("rowid") if (since or {}).get("epoch") == epoch else None
+    changed = {r["id"] for r in rows if seen is None or r["rowid"] > seen}
 
     busy = set()  # ids an earlier action of this plan already changes
     for a, b in sorted({tuple(sorted(p)) for p in links["contradicts"]}):
@@ -332,21 +391,14 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
     restored_members = {src for src, _ in links["consolidated_into"]}
     candidates = [r for r in rows if r["status"] == "active" and not r["pinned"] and r["id"] not in busy
                   and r["id"] not in restored_members and r["score"] >= ARCHIVE_BELOW]
-    derived = Counter(src for src, _ in links["derived_from"])
-    weight = {r["id"]: max(1, derived[r["id"]]) if r["kind"] == "consolidated" else 1 for r in candidates}
-    by_project = {}
-    for row in candidates:
-        by_project.setdefault(row["project"], []).append(
-            (row["id"], topic_words(row["content"], row["tags"]), row["kind"] == "consolidated"))
-    groups = []
-    for items in by_project.values():
-        for ids in clusters(items):
-            # a master stands for the memories it holds: "more than five on one topic" counts them
-            if len(ids) < 2 or sum(weight[i] for i in ids) < CONSOLIDATE_MIN:
-                continue
-            groups += _split_to_fit([_member_of_row(by_id[i], weight[i]) for i in ids])
-    groups.sort(key=lambda g: -sum(m["weight"] for m in g))  # the biggest topics first
-    plan["counts"]["consolidate_deferred"] = max(0, len(groups) - MAX_CONSOLIDATE_PER_RUN)
+    topics = _topics(root, candidates, links, changed) if changed & {r["id"] for r in candidates} else []
+    groups, left = [], 0
+    for members in topics:  # the biggest topics first, as many as a run makes (each split to fit one chunk)
+        if len(groups) >= MAX_CONSOLIDATE_PER_RUN:
+            left += 1
+            continue
+        groups += _split_to_fit(members)
+    plan["counts"]["consolidate_deferred"] = max(0, len(groups) - MAX_CONSOLIDATE_PER_RUN) + left
     for group in groups[:MAX_CONSOLIDATE_PER_RUN]:
         spec = master_spec(group)
         plan["consolidate"].append({"topic": spec["metadata"]["title"], "members": [m["id"] for m in group],
@@ -358,6 +410,7 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
                and r["score"] < ARCHIVE_BELOW and idle_here(r, now) >= MIN_IDLE_DAYS]
     dormant.sort(key=lambda r: (r["score"], r["created"]))  # the faintest first
     plan["counts"]["archive_deferred"] = max(0, len(dormant) - MAX_ARCHIVE_PER_RUN)
+    _contents(root, dormant[:MAX_ARCHIVE_PER_RUN])
     for row in dormant[:MAX_ARCHIVE_PER_RUN]:
         idle = idle_here(row, now)
         plan["archive"].append({"id": row["id"], "score": round(row["score"], 4), "idle_days": int(idle),
@@ -392,18 +445,21 @@ def run(store, *, apply: bool = False, now: datetime | None = None, budget: floa
             store.sync_derived()
         except RlmMemError:
             pass  # a read-only or busy store still gets a plan, from the index as it is
-        return make_plan(store.root, now=now)
+        return make_plan(store.root, now=now, since=read_state(store.root).get("seen"))
     lock = _garden_lock(store.root)
     try:
         _write_state(store.root, last_attempt=_iso(_now(now)))
         store.fold_access()  # counts in the files and the index, so what is recent is seen as recent
         store.sync_derived()
-        plan = make_plan(store.root, now=now)
+        plan = make_plan(store.root, now=now, since=read_state(store.root).get("seen"))
         deadline = started + (RUN_BUDGET_SECONDS if budget is None else budget)
         plan["applied"] = _apply(store, plan, deadline)
-        deferred = plan["counts"]["archive_deferred"] + plan["counts"]["consolidate_deferred"]
-        _write_state(store.root, last_run=_iso(_now(now)), last_run_id=plan["run"],
-                     resume=bool(plan["applied"]["paused"] or deferred))
+        left = plan["applied"]["paused"] or plan["counts"]["archive_deferred"] or \
+            plan["counts"]["consolidate_deferred"]
+        # what this run saw is done with only when nothing was left for later: then the next run looks at
+        # what changes after it; otherwise it looks at the same again (what was left included)
+        _write_state(store.root, last_run=_iso(_now(now)), last_run_id=plan["run"], resume=bool(left),
+                     **({} if left else {"seen": plan["seen"]}))
     finally:
         lock.release()
     return plan

@@ -12,6 +12,7 @@ token whenever the index is made anew) and a `generation` (+1 on every commit th
 they say whether the JSON index files are current (json_indexes.py).
 """
 import os
+from _thread import get_ident  # the thread module's C core: `threading` costs the prompt hook a millisecond
 
 from brain.index.fingerprint import index_readable, month_fingerprint
 from brain.util import fastjson
@@ -23,7 +24,7 @@ DB_NAME = "search.db"
 SCHEMA_VERSION = "6"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table, scope;
 # 6: jmeta (the metadata_index.json entry), updated, epoch and generation
 
-_SCHEMA = """
+_TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS chunks(
   rowid INTEGER PRIMARY KEY,
@@ -55,22 +56,14 @@ CREATE TABLE IF NOT EXISTS chunks(
   content TEXT NOT NULL,
   jmeta TEXT NOT NULL DEFAULT ''  -- last: rows are read up to content, and a long row's tail spills to overflow pages
 );
-CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
-CREATE INDEX IF NOT EXISTS chunks_conv ON chunks(conversation_id, created);
-CREATE INDEX IF NOT EXISTS chunks_project ON chunks(project, created);
-CREATE INDEX IF NOT EXISTS chunks_kind ON chunks(kind, created);
--- session-start selection (core.py): pinned, recently used and most used walks, each a short LIMITed scan
-CREATE INDEX IF NOT EXISTS chunks_pinned ON chunks(created) WHERE pinned=1;
-CREATE INDEX IF NOT EXISTS chunks_accessed ON chunks(last_accessed, kind) WHERE last_accessed IS NOT NULL;
-CREATE INDEX IF NOT EXISTS chunks_uses ON chunks(access_count, kind) WHERE access_count > 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   content, tags, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
 -- Each chunk's tags, exact: auto-linking asks which chunks share a tag (the FTS column stems and splits words).
-CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(tag, id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
+-- `created` too, so that ranking the chunks that share a tag reads this table alone.
+CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, created TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(tag, id)) WITHOUT ROWID;
 -- The number of chunks, kept by triggers: hooks show and weigh by it, and count(*) walks a whole index
 -- (3 ms at 100k chunks, measured by bench/run.py). Seeded by connect() for an index made before this table.
 CREATE TABLE IF NOT EXISTS counts(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -79,6 +72,21 @@ CREATE TRIGGER IF NOT EXISTS chunks_counted_in AFTER INSERT ON chunks
 CREATE TRIGGER IF NOT EXISTS chunks_counted_out AFTER DELETE ON chunks
   BEGIN UPDATE counts SET value = value - 1 WHERE name = 'chunks'; END;
 """
+# The secondary indexes: a rebuild creates them after the rows are in (one sort each, instead of a random insert
+# into each for every row: reindex of 100k chunks, bench/run.py).
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
+CREATE INDEX IF NOT EXISTS chunks_conv ON chunks(conversation_id, created);
+CREATE INDEX IF NOT EXISTS chunks_project ON chunks(project, created);
+CREATE INDEX IF NOT EXISTS chunks_kind ON chunks(kind, created);
+-- session-start selection (core.py): pinned, recently used and most used walks, each a short LIMITed scan
+CREATE INDEX IF NOT EXISTS chunks_pinned ON chunks(created) WHERE pinned=1;
+CREATE INDEX IF NOT EXISTS chunks_accessed ON chunks(last_accessed, kind) WHERE last_accessed IS NOT NULL;
+CREATE INDEX IF NOT EXISTS chunks_uses ON chunks(access_count, kind) WHERE access_count > 0;
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
+CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
+"""
+_SCHEMA = _TABLES + _INDEXES
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
             "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "updated", "tags",
@@ -168,10 +176,49 @@ def discard(root) -> None:
             pass
 
 
+# A write connection kept between the write sessions of one batch job (ChunkStore.batched: an import, a store
+# build) in this process and thread: its page cache (64 MB) stays warm from one batch to the next (bench/run.py).
+# Only for a job's length: a connection kept open longer would outlive a person's deleting the index by hand, and
+# SQLite would then remove the new index's WAL when it closes.
+_KEPT: dict = {}
+
+
+def _file_id(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def keep_writer(root, conn: sqlite3.Connection) -> None:
+    """Keep a write connection that ended its transaction for the next write session of the batch job."""
+    release_writer(root)
+    _KEPT[db_path(root)] = (conn, _file_id(db_path(root)), get_ident())
+
+
+def release_writer(root) -> None:
+    """Close the connection kept for `root` (the batch job is over)."""
+    kept = _KEPT.pop(db_path(root), None)
+    if kept is not None:
+        kept[0].close()
+
+
 def connect_for_writing(root) -> tuple:
     """(connection, why it was replaced or None). An index file that is not a database (or is damaged where a
     writer first looks) is discarded and made anew: it is derived, so a write never fails because of it, and the
-    caller's sync re-indexes every chunk file into the new one."""
+    caller's sync re-indexes every chunk file into the new one. The connection kept by keep_writer is reused
+    when it is this file's (not replaced since) and this thread's."""
+    kept = _KEPT.pop(db_path(root), None)
+    if kept is not None:
+        conn, file_id, thread = kept
+        if file_id is not None and file_id == _file_id(db_path(root)) and thread == get_ident():
+            try:
+                conn.execute("SELECT value FROM meta WHERE key='schema'").fetchall()
+                return conn, None
+            except sqlite3.Error:
+                pass
+        conn.close()
     try:
         conn = connect(root)
         try:
@@ -232,17 +279,27 @@ def migrate_if_older(conn: sqlite3.Connection) -> bool:
     return True
 
 
-def recreate(conn: sqlite3.Connection) -> None:
+def recreate(conn: sqlite3.Connection, *, bulk: bool = False) -> None:
     """Inside the caller's write transaction: every table dropped and made anew, empty, with a new epoch. Readers
-    keep seeing the old index until the caller commits (WAL)."""
+    keep seeing the old index until the caller commits (WAL). `bulk`: for a rebuild that then inserts every chunk
+    (insert_many) and calls end_bulk: the secondary indexes come last, the full-text index merges once."""
     for kind, name in conn.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') "
                                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'").fetchall():
         conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
-    for statement in _statements(_SCHEMA):
+    for statement in _statements(_TABLES if bulk else _SCHEMA):
         conn.execute(statement)
     conn.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
     conn.execute("INSERT INTO meta(key, value) VALUES('epoch', ?)", (_new_epoch(),))
     conn.execute("INSERT INTO counts(name, value) VALUES('chunks', 0)")
+    if bulk:
+        conn.execute("INSERT INTO fts(fts, rank) VALUES('automerge', 0)")  # no merging while rows stream in
+
+
+def end_bulk(conn: sqlite3.Connection) -> None:
+    """After a bulk rebuild's rows: the secondary indexes, and the full-text index's default merging."""
+    for statement in _statements(_INDEXES):
+        conn.execute(statement)
+    conn.execute("INSERT INTO fts(fts, rank) VALUES('automerge', 4)")
 
 
 def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
@@ -307,7 +364,9 @@ def _index_rest(conn: sqlite3.Connection, rowid: int, chunk: dict) -> None:
     if links:
         conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)", links)
     if tags:
-        conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)", [(t, chunk["id"]) for t in tags])
+        created = chunk["metadata"]["created"]
+        conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
+                         [(t, chunk["id"], created) for t in tags])
 
 
 def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
@@ -321,16 +380,35 @@ def replace_row(conn: sqlite3.Connection, row: tuple, chunk: dict) -> None:
     _index_rest(conn, cur.lastrowid, chunk)
 
 
-def insert_many(conn: sqlite3.Connection, rows: list) -> None:
-    """Index many new chunks at once (a rebuild): `rows` of (row_of tuple, chunk). Into an empty index only."""
-    conn.executemany(_INSERT, [row for row, _ in rows])
-    first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(rows) + 1
+def bulk_item(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
+    """What insert_many needs of a chunk, small enough to pass between processes: (row, tags, link triples)."""
+    links = [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()]
+    return row_of(chunk, path, mtime_ns), tuple(chunk.get("tags") or ()), links
+
+
+def insert_many(conn: sqlite3.Connection, items: list) -> None:
+    """Index many new chunks at once (a rebuild), `items` from bulk_item; IntegrityError when an id is indexed
+    already (the caller rolls back and uses replace_item)."""
+    conn.executemany(_INSERT, [row for row, _, _ in items])
+    first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(items) + 1
+    content = _COLUMNS.index("content")
     conn.executemany("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
-                     [(first + i, c["content"], " ".join(c.get("tags") or ())) for i, (_, c) in enumerate(rows)])
+                     [(first + i, row[content], " ".join(tags)) for i, (row, tags, _) in enumerate(items)])
     conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
-                     [(c["id"], t, d) for _, c in rows for t, ds in (c.get("links") or {}).items() for d in ds or ()])
-    conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)",
-                     [(t, c["id"]) for _, c in rows for t in c.get("tags") or ()])
+                     [link for _, _, links in items for link in links])
+    created = _COLUMNS.index("created")
+    conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
+                     [(t, row[0], row[created]) for row, tags, _ in items for t in tags])
+
+
+def replace_item(conn: sqlite3.Connection, item: tuple) -> None:
+    """One bulk_item, replacing what the index holds for its id."""
+    row, tags, links = item
+    chunk = {"id": row[0], "content": row[_COLUMNS.index("content")], "tags": list(tags), "links": {},
+             "metadata": {"created": row[_COLUMNS.index("created")]}}
+    for _, link_type, dst in links:
+        chunk["links"].setdefault(link_type, []).append(dst)
+    replace_row(conn, row, chunk)
 
 
 def set_mtimes(conn: sqlite3.Connection, pairs) -> None:

@@ -10,10 +10,13 @@ Seed 000's calls forgive bad ids the way the seed documents: `get_chunk` gives N
 `delete_chunk` give False for a malformed or unknown id (logged, no path touched). The library's own callers use
 `revise_chunk`, which raises, so that a person gets a clear `Error: ...`.
 """
+import collections
+import itertools
 import logging
+import multiprocessing
 import os
-import queue
-import threading
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 
 from brain.index import access, json_indexes, search_index
 from brain.index.fingerprint import index_signature
@@ -26,7 +29,7 @@ from brain.store.episodes import forget_episode
 from brain.store.layout import StoreLayout
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
-from brain.store.write_session import chunk_text, mtime_ns, writing
+from brain.store.write_session import writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
 from brain.util.files import atomic_write_bytes, ensure_dir, owner_lock, store_lock, try_acquire
 from brain.util.sqlite import sqlite3
@@ -51,9 +54,24 @@ class ChunkStore:
         self.actor = actor
         self.lock_timeout = lock_timeout
         self.engine = ChunkingEngine()
+        self.batch_job = False
 
     def _writing(self, *, bulk: bool = False):
-        return writing(self.layout, lock_timeout=self.lock_timeout, bulk=bulk)
+        return writing(self.layout, lock_timeout=self.lock_timeout, bulk=bulk, keep=self.batch_job)
+
+    @contextmanager
+    def batched(self):
+        """A job of many write sessions in a row (an import, a store build): they share one connection to the
+        search index, whose page cache stays warm from batch to batch; it is closed when the block ends."""
+        self.batch_job = True
+        try:
+            yield self
+        finally:
+            self.end_batch_job()
+
+    def end_batch_job(self) -> None:
+        self.batch_job = False
+        search_index.release_writer(self.root)
 
     # ------------------------------------------------------------------ reading
     def get_chunk(self, chunk_id: str, *, track: bool = True, include_archived: bool = False) -> Chunk | None:
@@ -361,9 +379,11 @@ class ChunkStore:
         with store_lock(self.root, self.lock_timeout):
             conn, _ = search_index.connect_for_writing(self.root)
             try:
+                conn.execute(f"PRAGMA cache_size={REINDEX_CACHE}")
                 conn.execute("BEGIN IMMEDIATE")
-                search_index.recreate(conn)  # a new epoch: the JSON indexes are rewritten below
+                search_index.recreate(conn, bulk=True)  # a new epoch: the JSON indexes are rewritten below
                 count, skipped = self._index_files(conn, progress)
+                search_index.end_bulk(conn)
                 search_index.next_generation(conn)
                 search_index.set_meta(conn, "fingerprint", search_index.month_fingerprint(self.root))
                 conn.execute("COMMIT")
@@ -376,22 +396,21 @@ class ChunkStore:
 
     def _index_files(self, conn, progress=None) -> tuple:
         """Every chunk file into the (empty) index, in batches: (indexed, skipped)."""
-        total = sum(1 for _ in self.layout.iter_chunk_paths()) if progress is not None else 0
-        count = skipped = done = 0
-        for batch, unreadable in _parsed_batches(self.layout):
+        total = self.layout.count_chunk_entries()
+        count = skipped = 0
+        for items, unreadable in _parsed_batches(self.layout, total):
             skipped += unreadable
-            done += len(batch) + unreadable
             conn.execute("SAVEPOINT batch")
             try:
-                search_index.insert_many(conn, batch)
+                search_index.insert_many(conn, items)
             except sqlite3.IntegrityError:  # one id in two files (a misplaced copy): the later one wins
                 conn.execute("ROLLBACK TO batch")
-                for row, data in batch:
-                    search_index.replace_row(conn, row, data)
+                for item in items:
+                    search_index.replace_item(conn, item)
             conn.execute("RELEASE batch")
-            count += len(batch)
+            count += len(items)
             if progress is not None:
-                progress(min(done, total), total)
+                progress(min(count + skipped, total), total)
         return count, skipped
 
     def refresh_json_indexes(self, *, force: bool = False, min_age: float = 0.0, lock_timeout: float = 60) -> bool:
@@ -487,54 +506,46 @@ class ChunkStore:
                 "pending_accesses": access.pending_lines(self.root), "bytes_on_disk": disk}
 
 
-REINDEX_BATCH = 500  # chunk files parsed per batch; at most READ_AHEAD batches wait in memory
-READ_AHEAD = 4
+REINDEX_BATCH = 500  # chunk files per batch (one insert, one task for a parsing process)
+REINDEX_CACHE = -24000  # KiB of SQLite page cache for a rebuild: it stays within reindex's memory target
+PARALLEL_FROM = 5000  # from this many chunk files on, a rebuild parses them in other processes
 
 
-def _parsed_batches(layout):
-    """(batch of (row_of tuple, chunk), files skipped) for every chunk file, read and parsed by a second thread:
-    reading, JSON and the row (dates, the JSON index entry) are Python, while the caller's inserts run in SQLite
-    with the interpreter lock released, so the two overlap on two cores."""
-    batches = queue.Queue(maxsize=READ_AHEAD)
-    stop = threading.Event()
+def _parse_entries(root, entries) -> tuple:
+    """(bulk items, files skipped) of some chunk files: read, checked, and made index rows (module level, so
+    that a parsing process can run it)."""
+    layout, items, skipped = StoreLayout(root), [], 0
+    for path, rel in entries:
+        data, mtime = layout.read_listed(path)
+        if data is None:
+            skipped += 1
+        else:
+            items.append(search_index.bulk_item(data, rel, mtime))
+    return items, skipped
 
-    def produce():
-        try:
-            batch, skipped = [], 0
-            for path in layout.iter_chunk_paths():
-                if stop.is_set():
-                    return
-                data = layout.read_file(path)
-                if data is None:
-                    skipped += 1
-                    continue
-                batch.append((search_index.row_of(data, layout.relpath(path), mtime_ns(path)), data))
-                if len(batch) >= REINDEX_BATCH:
-                    batches.put((batch, skipped))
-                    batch, skipped = [], 0
-            batches.put((batch, skipped))
-            batches.put(None)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
-            batches.put(exc)
 
-    reader = threading.Thread(target=produce, name="rlm-mem-reindex-reader", daemon=True)
-    reader.start()
-    try:
-        while True:
-            item = batches.get()
-            if item is None:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
-        while reader.is_alive():  # let a blocked producer finish its put
-            try:
-                batches.get(timeout=0.1)
-            except queue.Empty:
-                pass
-        reader.join()
+def _parsed_batches(layout, total: int):
+    """(bulk items, files skipped) for every chunk file, in order, REINDEX_BATCH at a time. A large store's files
+    are read and parsed by one process per CPU while this one inserts: reading, JSON, the schema check and the
+    row (dates, the JSON index entry) are Python, which one process runs on one core at a time, and a rebuild of
+    100,000 files must not take one core's whole minute (bench/run.py)."""
+    entries = layout.iter_chunk_entries()
+    windows = iter(lambda: list(itertools.islice(entries, REINDEX_BATCH)), [])
+    workers = min(os.cpu_count() or 1, 4) if total >= PARALLEL_FROM else 0
+    if workers < 2:
+        for window in windows:
+            yield _parse_entries(layout.root, window)
+        return
+    # fork: the parsing processes start as copies of this one (nothing to import again, and never the caller's
+    # __main__, which "spawn" would run again); the library runs no thread of its own here
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        running = collections.deque()
+        for window in windows:
+            running.append(pool.submit(_parse_entries, layout.root, window))
+            if len(running) >= 2 * workers:  # a bounded number of batches in memory
+                yield running.popleft().result()
+        while running:
+            yield running.popleft().result()
 
 
 def _drop_mentions(layout, chunk_id: str) -> None:

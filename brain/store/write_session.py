@@ -30,6 +30,7 @@ from pathlib import Path
 
 from brain.index import search_index
 from brain.index.fingerprint import month_fingerprint
+from brain.store.chunk import month_of, validate_chunk_id
 from brain.store.links import referrers
 from brain.util.errors import StoreUnwritable
 from brain.util.files import BatchWriter, atomic_write_bytes, store_lock
@@ -88,11 +89,12 @@ def chunk_text(data: dict) -> bytes:
 
 
 @contextmanager
-def writing(layout, *, lock_timeout=None, bulk: bool = False):
-    """Lock the store and yield a WriteSession; commit when the block ends without error."""
+def writing(layout, *, lock_timeout=None, bulk: bool = False, keep: bool = False):
+    """Lock the store and yield a WriteSession; commit when the block ends without error. `keep`: leave the index
+    connection open for the next session of a batch job (search_index.keep_writer)."""
     layout.ensure()
     with store_lock(layout.root, lock_timeout):
-        session = WriteSession(layout, bulk=bulk)
+        session = WriteSession(layout, bulk=bulk, keep=keep)
         try:
             yield session
         except Exception:
@@ -105,9 +107,10 @@ def writing(layout, *, lock_timeout=None, bulk: bool = False):
 
 
 class WriteSession:
-    def __init__(self, layout, *, bulk: bool = False):
+    def __init__(self, layout, *, bulk: bool = False, keep: bool = False):
         self.layout = layout
         self.bulk = bulk
+        self.keep = keep
         self.added: list = []
         self.new_paths: list = []  # chunk files this session created: removed again if it fails
         self.saved: list = []  # ids whose chunk file this session wrote, moved or removed
@@ -116,6 +119,8 @@ class WriteSession:
         self.pending: dict = {}  # path -> chunk, written by the batch writer and not yet known to be on disk
         self.changed = False
         self.common_tags: set = set()  # tags found too common to link by, once per session (links.py)
+        self._chunks, self._archive = os.fspath(layout.chunks_dir), os.fspath(layout.archive_dir)
+        self._checked: set = set()  # chunk folders found free of links in this session
         self.replaced = None
         try:
             self.conn, self.replaced = search_index.connect_for_writing(layout.root)
@@ -187,55 +192,65 @@ class WriteSession:
         return {"months": sorted(months), "indexed": added, "removed": removed}
 
     # lookups -------------------------------------------------------------
+    def _files(self, chunk_id: str) -> tuple:
+        """(live path, archived path, live path relative to the root) of an id, validated, as strings: a batch
+        asks for thousands (pathlib costs tens of microseconds each)."""
+        validate_chunk_id(chunk_id)
+        month = month_of(chunk_id)
+        return (f"{self._chunks}/{month}/{chunk_id}.json", f"{self._archive}/{chunk_id}.json",
+                f"chunks/{month}/{chunk_id}.json")
+
     def existing(self, chunk_id: str):
         """The stored chunk with this id, live or archived, or written earlier in this session (None when the id
         is free: two stats, the common case)."""
-        live = self.layout.chunk_path(chunk_id)
-        if str(live) in self.pending:
-            return self.pending[str(live)]
-        for path in (live, self.layout.archive_path(chunk_id)):
-            if path.is_file():
-                return self.layout.read_file(path)
+        live, archived, _ = self._files(chunk_id)
+        if live in self.pending:
+            return self.pending[live]
+        for path in (live, archived):
+            if os.path.isfile(path):
+                return self.layout.read_file(Path(path))
         return None
 
     def taken(self, chunk_id: str) -> bool:
         """Whether the id is used, live, archived or earlier in this session."""
-        return str(self.layout.chunk_path(chunk_id)) in self.pending or self.layout.exists(chunk_id)
+        live, archived, _ = self._files(chunk_id)
+        return live in self.pending or os.path.lexists(live) or os.path.lexists(archived)
 
     def referrers(self, target: str) -> list:
         return referrers(self.conn, self.layout, target)
 
     # mutations -----------------------------------------------------------
     def _put(self, data: dict, *, new: bool) -> tuple:
-        """Write the chunk file: (path, its mtime, or 0 when the batch writer has it and the commit records it)."""
-        path = self.layout.chunk_path(data["id"])
-        if path.parent.is_symlink():
-            self.layout.refuse_link(path.parent)
+        """Write the chunk file: (path relative to the root, its mtime, or 0 when the batch writer has it and the
+        commit records it)."""
+        path, _, rel = self._files(data["id"])
+        folder = os.path.dirname(path)
+        if folder not in self._checked:  # no folder on the way is a link (once per folder and session)
+            self.layout.refuse_link(Path(folder))
+            self._checked.add(folder)
         if new:
             self.new_paths.append(path)
         self.saved.append(data["id"])
         if self.batch is not None:
-            self.pending[str(path)] = data
+            self.pending[path] = data
             self.batch.write(path, chunk_text(data))
-            return path, 0
+            return rel, 0
         try:
             atomic_write_bytes(path, chunk_text(data))
         except OSError as exc:
             raise StoreUnwritable(f"nothing was saved: cannot write {path}: {exc.strerror or exc}") from exc
-        return path, mtime_ns(path)
+        return rel, mtime_ns(path)
 
-    def write(self, data: dict) -> Path:
+    def write(self, data: dict) -> None:
         """Rewrite a stored chunk (or write one whose id may exist) and index it."""
-        path, mtime = self._put(data, new=False)
-        self._index(search_index.upsert, data, self.layout.relpath(path), mtime)
-        return path
+        rel, mtime = self._put(data, new=False)
+        self._index(search_index.upsert, data, rel, mtime)
 
-    def add(self, data: dict) -> Path:
+    def add(self, data: dict) -> None:
         """Write a chunk whose id is free (the caller checked) and index it."""
-        path, mtime = self._put(data, new=True)
-        self._index(search_index.insert, data, self.layout.relpath(path), mtime)
+        rel, mtime = self._put(data, new=True)
+        self._index(search_index.insert, data, rel, mtime)
         self.added.append(data)
-        return path
 
     def moved(self, chunk_id: str) -> None:
         """The caller moved or removed this chunk's file (archive, restore, delete): the change stands on disk."""
@@ -293,7 +308,10 @@ class WriteSession:
                     search_index.next_generation(self.conn)
                     search_index.set_meta(self.conn, "fingerprint", month_fingerprint(self.layout.root))
                 self.conn.execute("COMMIT")
-                self.conn.close()
+                if self.keep:
+                    search_index.keep_writer(self.layout.root, self.conn)  # warm for the job's next session
+                else:
+                    self.conn.close()
                 return
         except sqlite3.Error as exc:
             self.index_error = str(exc)
