@@ -3,6 +3,7 @@ background when a hook finds it, and never fails a write; a permanent delete pur
 file at once; writes and reindex serialise; a write that fails says exactly what was and was not saved."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -223,3 +224,101 @@ def test_remember_during_reindex_never_fails(isolated_memory):
     assert len(store.list_chunks()) == 42
     assert len(recall(isolated_memory, "serialised memory queue", track=False, limit=100).items) >= 1
     assert check_store(store).ok
+
+
+# ---------------------------------------------------------------- a full disk: what was and was not saved
+@pytest.fixture
+def full_disk():
+    """full_disk(folder): a small tmpfs mounted at `folder` (its present files copied in) and filled up, so that
+    writing there fails with ENOSPC: a real full file system (skipped where this process may not mount one)."""
+    mounted = []
+
+    def mount(folder):
+        saved = folder.with_name(folder.name + "-saved")
+        if folder.exists():
+            shutil.copytree(folder, saved, symlinks=True)
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k,mode=0700", "tmpfs", str(folder)],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a small tmpfs here ({done.stderr.strip()[:80]}): the full-disk cases need one")
+        mounted.append(folder)
+        if saved.exists():
+            shutil.copytree(saved, folder, symlinks=True, dirs_exist_ok=True)
+        with os.fdopen(os.open(folder / "filler", os.O_WRONLY | os.O_CREAT, 0o600), "wb", buffering=0) as fh:
+            try:
+                while True:
+                    fh.write(b"\0" * 4096)
+            except OSError:
+                pass
+        return folder
+
+    def unmount(folder):
+        """The full file system away: the folder as it was before (the copy), whatever was written meanwhile lost."""
+        subprocess.run(["umount", str(folder)], check=True)
+        mounted.remove(folder)
+        saved = folder.with_name(folder.name + "-saved")
+        if saved.exists():
+            shutil.copytree(saved, folder, symlinks=True, dirs_exist_ok=True)
+
+    mount.unmount = unmount
+    yield mount
+    for folder in reversed(mounted):
+        subprocess.run(["umount", "-l", str(folder)], capture_output=True)
+
+
+def test_a_full_disk_for_the_chunk_files_saves_nothing_and_says_so(isolated_memory, full_disk):
+    store = ChunkStore(isolated_memory)
+    old = store.create_chunk("The staging database listens on port 5433", created="2025-06-01T10:00:00Z").id
+    month = full_disk(store.layout.chunks_dir / time.strftime("%Y-%m", time.gmtime()))  # where new memories go
+    made = rlm("remember", "The billing service listens on port 8087")
+    assert made.returncode == 1 and "nothing was saved" in made.stderr and "No space left" in made.stderr
+    assert made.stdout == ""
+    specs = [dict(content=f"Bulk memory {i} about the ledger", tags=["ledger"]) for i in range(30)]
+    with pytest.raises(Exception, match="nothing was saved"):
+        store.create_many(specs, bulk=True)  # written on a pool of threads: the failure still undoes the batch
+    assert not list(month.glob("chunk-*.json")) and not list(month.glob(".tmp-*"))
+    assert [c.id for c in store.list_chunks()] == [old]
+    report = check_store(store)
+    assert report.ok, [p.to_dict() for p in report.problems]
+
+
+def test_a_full_disk_for_the_index_or_the_audit_log_keeps_the_memory_and_says_so(isolated_memory, full_disk):
+    store = a_store(isolated_memory)
+    store.refresh_json_indexes()
+    index = full_disk(store.index_dir)
+    made = rlm("remember", "The billing service listens on port 8087")
+    assert made.returncode == 0, made.stderr
+    chunk_id = made.stdout.strip()
+    assert store.layout.chunk_path(chunk_id).is_file()  # saved: the person must not retry
+    assert f"saved {chunk_id}" in made.stderr and "search index could not be updated" in made.stderr
+    full_disk.unmount(index)
+    again = rlm("remember", "Deploy windows are on Wednesdays")  # room again: this write indexes the first too
+    assert again.returncode == 0, again.stderr
+    found = rlm("recall", "which port does the billing service listen on?")
+    assert "8087" in found.stdout, found.stdout + found.stderr
+    assert [c.id for c in ChunkStore(isolated_memory).list_chunks() if "8087" in c.content] == [chunk_id]
+    shutil.rmtree(isolated_memory / "audit")  # this month's audit file is to be made: it needs a block
+    full_disk(isolated_memory / "audit")
+    made = rlm("remember", "The cache evicts entries after ten minutes")
+    assert made.returncode == 0, made.stderr
+    assert "the audit line could not be written" in made.stderr and made.stdout.strip() in made.stderr
+
+
+def test_the_background_pass_coalesces_writes_but_never_waits_on_damage(isolated_memory):
+    store = a_store(isolated_memory)
+    bring_derived_current(store)
+    written = json_files(store)
+    store.create_chunk("A memory written just after the pass", tags=["db"])
+    bring_derived_current(store)  # behind by one write, written moments ago: it waits for more
+    assert json_files(store) == written and fingerprint.derived_behind(isolated_memory)
+    state = json_indexes.state_path(store.index_dir)
+    past = time.time() - 11 * 60
+    os.utime(state, (past, past))  # the files were written eleven minutes ago
+    bring_derived_current(store)
+    assert json_files(store) != written and not fingerprint.derived_behind(isolated_memory)
+    store.create_chunk("Another memory", tags=["db"])
+    (store.index_dir / "link_graph.json").write_text("{}")  # damaged: rewritten at once
+    bring_derived_current(store)
+    assert json.loads((store.index_dir / "link_graph.json").read_text())["links"]
