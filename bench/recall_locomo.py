@@ -168,6 +168,44 @@ class Baseline:
         return "\n".join(picked)
 
 
+class WindowBaseline:
+    """BM25 over windows of three consecutive turns (stride two, inside a session), filled in rank order up to a
+    character allowance; a turn already shown is not repeated (as ../shared/tools/locomo_eval.py does)."""
+
+    def __init__(self, sessions: list):
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE windows USING fts5(body, tokenize='porter unicode61')")
+        self.windows = []
+        for lines in sessions:
+            starts = list(range(0, max(len(lines) - 3, 0) + 1, 2))
+            if starts and starts[-1] + 3 < len(lines):
+                starts.append(len(lines) - 3)
+            self.windows += [lines[i:i + 3] for i in starts]
+        self.db.executemany("INSERT INTO windows(rowid, body) VALUES (?, ?)",
+                            [(n, "\n".join(w)) for n, w in enumerate(self.windows)])
+
+    def context(self, question: str, chars: int) -> str:
+        words = list(dict.fromkeys(w for w in TOKEN.findall(question.lower()) if w not in BASELINE_STOP))
+        if not words or chars <= 0:
+            return ""
+        query = " OR ".join(f'"{w}"' for w in words)
+        picked, used, shown = [], 0, set()
+        for (rowid,) in self.db.execute("SELECT rowid FROM windows WHERE windows MATCH ? ORDER BY rank LIMIT 300",
+                                        (query,)):
+            fresh = [line for line in self.windows[rowid] if line not in shown]
+            if not fresh:
+                continue
+            body = "\n".join(fresh)
+            if used + len(body) + 1 > chars:
+                if not picked:
+                    picked.append(body[:chars])
+                break
+            picked.append(body)
+            used += len(body) + 1
+            shown.update(fresh)
+        return "\n".join(picked)
+
+
 def injected(root: Path, project: str, prompt: str, budget: int) -> tuple:
     """(context as the hook would inject it, seconds recall took)."""
     t0 = time.perf_counter()
@@ -220,6 +258,7 @@ def run(data: list, budgets: list, folder: Path, null_prompts: list, hook_runs: 
         built = time.perf_counter() - t0
         built_stores.append((sample, root, folder / sample["sample_id"] / "project"))
         baseline = Baseline([spoken(t) for t in turns.values()])
+        windows = WindowBaseline([[spoken(t) for t in ts] for _, _, ts in sessions_of(conv)])
         questions = [(qa, evidence_ids(qa, turns)) for qa in sample["qa"] if qa.get("category") in CATEGORIES]
         for qa, ids in questions:
             if not ids:
@@ -230,7 +269,9 @@ def run(data: list, budgets: list, folder: Path, null_prompts: list, hook_runs: 
                 timings.append(took)
                 rows.append({"conv": sample["sample_id"], "cat": qa["category"], "budget": budget,
                              "chars": len(context), "frac": share_found(evidence, context),
-                             "base": share_found(evidence, baseline.context(qa["question"], len(context)))})
+                             "base": share_found(evidence, baseline.context(qa["question"], len(context))),
+                             "windows": share_found(evidence, windows.context(qa["question"], len(context))),
+                             "question": qa["question"]})
         for prompt in null_prompts:
             for budget in budgets:
                 nulls[budget].append(len(injected(root, project, prompt, budget)[0]))
@@ -244,12 +285,17 @@ def run(data: list, budgets: list, folder: Path, null_prompts: list, hook_runs: 
         mine = [r for r in rows if r["budget"] == budget]
         entry = {"questions": len(mine), "frac": pct([r["frac"] for r in mine]),
                  "bm25_equal_chars": pct([r["base"] for r in mine]),
+                 "bm25_windows_equal_chars": pct([r["windows"] for r in mine]),
                  "mean_chars": round(statistics.mean(r["chars"] for r in mine), 1) if mine else 0,
                  "by_category": {f"{c} {name}": {"frac": pct([r["frac"] for r in mine if r["cat"] == c]),
-                                                 "bm25": pct([r["base"] for r in mine if r["cat"] == c])}
+                                                 "bm25": pct([r["base"] for r in mine if r["cat"] == c]),
+                                                 "windows": pct([r["windows"] for r in mine if r["cat"] == c]),
+                                                 "questions": sum(1 for r in mine if r["cat"] == c)}
                                  for c, name in CATEGORIES.items()}}
         if entry["bm25_equal_chars"]:
             entry["ratio"] = round(entry["frac"] / entry["bm25_equal_chars"], 3)
+        if entry["bm25_windows_equal_chars"]:
+            entry["ratio_windows"] = round(entry["frac"] / entry["bm25_windows_equal_chars"], 3)
         if nulls[budget]:
             entry["null_prompt_mean_chars"] = round(statistics.mean(nulls[budget]), 1)
         report["budgets"][str(budget)] = entry
@@ -258,6 +304,7 @@ def run(data: list, budgets: list, folder: Path, null_prompts: list, hook_runs: 
                                "p95": round(1000 * sorted(timings)[int(0.95 * (len(timings) - 1))], 2)}
     if hook_runs:
         report["user_prompt_submit_hook"] = hook_latency(built_stores, hook_runs)
+    report["rows"] = rows
     return report
 
 
@@ -283,10 +330,11 @@ def main(argv=None) -> int:
     else:
         with tempfile.TemporaryDirectory(prefix="recall-locomo-") as tmp:
             report = run(data, budgets, Path(tmp), nulls, args.hook_runs)
+    rows = report.pop("rows")
     text = json.dumps(report, indent=1)
     print(text)
     if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+        Path(args.json).write_text(json.dumps(dict(report, rows=rows), indent=1) + "\n", encoding="utf-8")
     return 0
 
 

@@ -115,6 +115,7 @@ def kill_rounds(root: Path, logs: Path, rounds: int, writers: int, rng: random.R
         with open(logs / f"round{n}-maintainer.txt", "w") as fh:
             procs.append((subprocess.Popen([sys.executable, "-c", MAINTAINER, str(root)], cwd=REPO, env=env,
                                            stdout=fh, stderr=subprocess.PIPE), None))
+        _wait_until_writing([out for _, out in procs if out is not None])
         started = time.monotonic()
         for when, (proc, _) in sorted((rng.uniform(0.25, 1.5), p) for p in procs):
             time.sleep(max(0.0, started + when - time.monotonic()))
@@ -127,6 +128,14 @@ def kill_rounds(root: Path, logs: Path, rounds: int, writers: int, rng: random.R
             if out is not None:
                 outputs.append(out.read_text())
     return outputs
+
+
+def _wait_until_writing(outputs: list, limit: float = 60.0) -> None:
+    """Start the kill clock once every writer has written something: on a loaded machine a writer can spend a
+    second starting up, and a round that kills writers before they write tests nothing."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and not all(out.stat().st_size for out in outputs):
+        time.sleep(0.02)
 
 
 def expected_states(outputs: list) -> dict:

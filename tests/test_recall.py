@@ -111,15 +111,19 @@ def test_unrelated_prompt_gets_nothing(store):
         assert result.items == [] and result.render() == ""
 
 
-def test_superseded_memory_is_never_offered(store):
+def test_superseded_memory_is_never_offered_as_current(store):
+    """Issue 12: the new one comes first; the old one, if shown at all, is marked as replaced and dated."""
     old = store.create_chunk("Deploys go out on Fridays", metadata={"project": "app"}, created=ago(50))
     new = store.create_chunk("Deploys go out on Tuesdays", metadata={"project": "app"}, created=ago(5))
-    lifecycle.supersede(store, old.id, new.id)
+    lifecycle.supersede(store, old.id, new.id, when=ago(5))
     found = ask(store, "when do deploys go out?")
-    assert ids(found) == [new.id]
-    assert "Fridays" not in found.render()
-    store.update_chunk(new.id, status="retracted")
-    assert ask(store, "when do deploys go out?").items == []
+    assert ids(found)[0] == new.id
+    for line in found.render().splitlines():
+        if "Fridays" in line:
+            assert f"replaced {ago(5)[:10]} by {new.id[-8:]}" in line
+    store.update_chunk(new.id, status="retracted")  # withdrawn as wrong: never shown
+    found = ask(store, "when do deploys go out?")
+    assert new.id not in ids(found) and all(i.status != "active" or "Fridays" not in i.text for i in found.items)
 
 
 def test_budget_is_respected_and_filled_best_first(store):

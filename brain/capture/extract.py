@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
 from brain.util.text import STOPWORDS, clip, sentences, speaker_label
+from brain.util.values import value_kinds
 
 MAX_CONTENT = 600
 _QUOTE_MAX = 200
@@ -277,6 +278,43 @@ def _decision(sentence: _Sentence, role: str) -> str | None:
     return f"Decision{label}: {text}"
 
 
+# A request to change something, carried out by the assistant's next reply, is a decision the person made
+# ("Move the API to port 8090", "Make it 7 days", "Use vitest instead of jest").
+_CHANGE_REQUEST = re.compile(r"^(?:(?:ok(?:ay)?|actually|please|then|also|and|now)[,!]?\s+)*(?:move|make|change|set|"
+                             r"switch|bump|upgrade|downgrade|rename|replace|use|increase|decrease|raise|lower|reduce|"
+                             r"limit|pin|drop|remove)\b", re.IGNORECASE)
+_VAGUE_OBJECT = re.compile(r"^(?:\w+\s+){0,3}?(?:move|make|change|set|bump|raise|lower|reduce|increase|decrease)\s+"
+                           r"(?:it|that|this|them)\b", re.IGNORECASE)
+_DONE_PREFIX = re.compile(r"^(?:done|changed|updated|fixed|ok(?:ay)?|sure|moved)\s*[:,.!-]\s*", re.IGNORECASE)
+
+
+def _change_decisions(turns: list) -> list:
+    """(position, decision) for each change request the next assistant reply carried out with a tool call. A vague
+    request ("Make it 7 days") is recorded in the words of the reply that confirms it ("refresh tokens now expire
+    after 7 days"), so that the decision stands on its own."""
+    out = []
+    for position, turn in enumerate(turns):
+        if turn.role != "user" or not turn.text or turn.is_sidechain or turn.is_compact_summary:
+            continue
+        reply = next((t for t in turns[position + 1:] if t.role == "assistant" and not t.is_sidechain), None)
+        if reply is None or not any(u.name in EDIT_TOOLS or u.command for u in reply.tool_uses) or \
+                any(u.ok is False for u in reply.tool_uses):
+            continue
+        for sentence in _sentences(turn.text):
+            if sentence.is_question or not _CHANGE_REQUEST.match(sentence.body) or _word_count(sentence.text) < 3:
+                continue
+            text = sentence.text
+            if _VAGUE_OBJECT.match(sentence.body):  # "Make it 7 days": what the reply says it set, if it says
+                confirm = next((s.text for s in _sentences(reply.text) if not s.is_question and value_kinds(s.text)),
+                               "")
+                text = _capitalize(_DONE_PREFIX.sub("", confirm)) if confirm else ""
+            if text:
+                out.append((position, _candidate("decision", "decision", f"Decision: {text}",
+                                                 CONFIDENCE["decision"], ("decision", "change"), turn, "present")))
+            break
+    return out
+
+
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
 
 
@@ -480,7 +518,10 @@ def extract_memories(turns: list[Turn]) -> list[Candidate]:
                 last_test.pop(key, None)  # only the latest passing run of each test command
                 last_test[key] = (position, test)
             found.extend((position, c) for c in _track_errors(use, turn, open_errors))
+            if use.ok is False and turn.role == "assistant" and turn.text and mine_words:
+                _note_explanation(turn, position, open_errors)  # a reply's text often explains its own failed call
 
+    found.extend(_change_decisions(turns))
     for error in open_errors:  # explained by the assistant, never followed by a similar successful run
         if error.explanation and error.explained_in is not None:
             found.append((error.explained_at, _learning(error.error, error.explanation, error.explained_in)))

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.capture.candidates import MemoryCandidate, slug_filename
+from brain.capture.currency import TOOLS_LINE, resolve_open_changes, session_changes, supersede_stale
 from brain.capture.extract import extract_memories, session_record
 from brain.capture.queue import INGEST_LOCK, captured_offset, pending, save_offset
 from brain.capture.transcript import parse_transcript
 from brain.context.project import memory_disabled, project_id
 from brain.recall.depth import summary_line
+from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
 from brain.store.lifecycle import find_duplicate, reinforce
@@ -56,7 +58,7 @@ def _turn_content(turn) -> str:
     uses = [u.summary for u in turn.tool_uses if u.summary][:MAX_TOOL_SUMMARIES]
     if uses:
         more = len(turn.tool_uses) - len(uses)
-        text = (text + "\n" if text else "") + "[tools] " + "; ".join(uses) + (f" (+{more} more)" if more > 0 else "")
+        text = (text + "\n" if text else "") + TOOLS_LINE + "; ".join(uses) + (f" (+{more} more)" if more > 0 else "")
     return text
 
 
@@ -143,6 +145,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
                 reinforce(store, dup, spec["confidence"], reason=f"stated again in session {sid}")
             else:
                 fresh.append(spec)
+        changes = resolve_open_changes(store.root, project.id, session_changes(parsed.turns))
+        _record_changes(turns, changes, sid)
         specs, record_id = turns + fresh, None
         if final:
             whole = parsed.turns if start == 0 else parse_transcript(transcript_path).turns
@@ -155,7 +159,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
                 if record_spec is not None:
                     specs.append(record_spec)
         added = []
-        store.create_many(specs, reason=f"captured from session {sid}", bulk=True, added=added)
+        stored = store.create_many(specs, reason=f"captured from session {sid}", bulk=True, added=added)
+        _supersede_changed_values(store, project.id, changes, stored, sid)
         report.created = sum(1 for c in added if c.id != record_id)
         report.session_record = record_id
         _episode_entries(store.root, [c for c in added if c.kind != "turn" and c.id != record_id])
@@ -165,6 +170,29 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
         return report
     save_offset(store.root, sid, transcript_path, parsed.end_offset)
     return report
+
+
+def _record_changes(specs, changes, sid: str) -> None:
+    """Each value change is kept on the chunk of the turn that made it (metadata.extra.changes): the search index
+    derives from it which older memories state a replaced value."""
+    by_key = {spec["key"]: spec for spec in specs}
+    for change in changes:
+        spec = by_key.get(f"turn:{sid}:{change.turn.uuid or f'offset-{change.turn.offset}'}:1")
+        if spec is not None:
+            extra = spec["metadata"].setdefault("extra", {})
+            extra.setdefault("changes", []).append({"old": change.old, "new": change.new})
+
+
+def _supersede_changed_values(store, project_id: str, changes, stored, sid: str) -> None:
+    """Values this session changed make the older memories (not turns) that still state them superseded."""
+    if not changes:
+        return
+    by_key = {(c.metadata.get("provenance") or {}).get("hash"): c.id for c in stored}
+
+    def chunk_of_turn(turn):  # the turn's first chunk (ids derive from keys: see turn_specs)
+        return by_key.get(key_hash(f"turn:{sid}:{turn.uuid or f'offset-{turn.offset}'}:1"))
+
+    supersede_stale(store, project_id, changes, chunk_of_turn)
 
 
 def _session_record_spec(store, record, sid, project, transcript_path, fallback_time) -> tuple:

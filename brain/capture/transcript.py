@@ -24,6 +24,7 @@ _SUMMARY_MAX = 120
 _RESULT_HEAD = 400
 _RESULT_TAIL = 1200
 _ERROR_MAX = 300
+_EDIT_MAX = 2000
 _SKIPPED_TYPES = frozenset({"attachment", "progress", "file-history-snapshot", "summary", "system"})
 
 
@@ -45,6 +46,7 @@ class ToolUse:
     todos: tuple[Todo, ...] = ()  # TodoWrite only
     ok: bool | None = None  # None: no tool_result seen in the parsed range
     result: str = ""  # shortened result text (head and tail); kept for heuristics, never stored as memory
+    edit: tuple[str, str] | None = None  # (old text, new text) of an Edit/MultiEdit: what the change replaced
 
 
 @dataclass(frozen=True)
@@ -283,7 +285,23 @@ def _tool_use(block: dict) -> ToolUse:
         file_path=file_path or _str(tool_input.get("path")),
         command=command,
         todos=todos,
+        edit=_edit_texts(name, tool_input),
     )
+
+
+def _edit_texts(name: str, tool_input: dict):
+    """(old, new) text of an edit, bounded: the replaced value is read from it, nothing of it is stored."""
+    if name == "Edit":
+        old, new = tool_input.get("old_string"), tool_input.get("new_string")
+        pairs = [(old, new)]
+    elif name == "MultiEdit" and isinstance(tool_input.get("edits"), list):
+        pairs = [(e.get("old_string"), e.get("new_string")) for e in tool_input["edits"] if isinstance(e, dict)]
+    else:
+        return None
+    pairs = [(o, n) for o, n in pairs if isinstance(o, str) and isinstance(n, str) and o != n]
+    if not pairs:
+        return None
+    return "\n".join(o for o, _ in pairs)[:_EDIT_MAX], "\n".join(n for _, n in pairs)[:_EDIT_MAX]
 
 
 # --- records ---------------------------------------------------------------------------------------------------
@@ -429,7 +447,19 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
     tool_uses = [_tool_use(b) for b in uses] if kind == "assistant" else []
     if not text and not tool_uses:
         return  # tool output, command noise or an empty record: not anyone's words
+    last = pending[-1] if pending else None
+    if last is not None and kind == "assistant" and last.role == "assistant" and _same_thread(last.record, record):
+        # Claude Code writes each block of a reply (text, every tool call) as its own record: one reply is one turn
+        last.text = "\n\n".join(t for t in (last.text, text) if t)
+        last.tool_uses.extend(tool_uses)
+        return
     pending.append(_Pending(record, offset, kind, text, tool_uses))
+
+
+def _same_thread(first: dict, record: dict) -> bool:
+    """Whether two records belong to one reply: same sidechain-ness and the same compaction status."""
+    return (first.get("isSidechain") is True) == (record.get("isSidechain") is True) and \
+        (first.get("isCompactSummary") is True) == (record.get("isCompactSummary") is True)
 
 
 def _finish(p: _Pending, results: dict) -> Turn:
@@ -440,7 +470,7 @@ def _finish(p: _Pending, results: dict) -> Turn:
         if outcome is not None:
             is_error, result = outcome
             use = ToolUse(use.id, use.name, use.summary, use.file_path, use.command, use.todos,
-                          ok=not is_error, result=result)
+                          ok=not is_error, result=result, edit=use.edit)
             if is_error:
                 errors.append(_error_text(result))
         uses.append(use)

@@ -31,6 +31,7 @@ COMMANDS = {
     "import": "brain.cli.interop_cmds:import_cmd", "export": "brain.cli.interop_cmds:export",
     "share": "brain.cli.interop_cmds:share",
     "doctor": "brain.cli.doctor_cmds:doctor",
+    "serve": "brain.cli.web_cmds:serve",
 }
 
 

@@ -21,8 +21,8 @@ from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "6"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags table, scope;
-# 6: jmeta (the metadata_index.json entry), updated, epoch and generation
+SCHEMA_VERSION = "6"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
+# replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, epoch and generation
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -40,6 +40,7 @@ CREATE TABLE IF NOT EXISTS chunks(
   importance REAL,
   pinned INTEGER NOT NULL DEFAULT 0,
   status TEXT NOT NULL DEFAULT 'active',
+  replaced_at TEXT,
   sensitivity TEXT NOT NULL DEFAULT 'low',
   category TEXT,
   tokens INTEGER NOT NULL,
@@ -53,6 +54,7 @@ CREATE TABLE IF NOT EXISTS chunks(
   chash TEXT NOT NULL DEFAULT '',
   when_note TEXT NOT NULL DEFAULT '',
   when_spans TEXT NOT NULL DEFAULT '',
+  value_kinds TEXT NOT NULL DEFAULT '',
   content TEXT NOT NULL,
   jmeta TEXT NOT NULL DEFAULT ''  -- last: rows are read up to content, and a long row's tail spills to overflow pages
 );
@@ -60,6 +62,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   content, tags, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
+-- Value changes a turn made (chunk metadata.extra.changes): older memories holding `old` state a replaced value.
+CREATE TABLE IF NOT EXISTS changes(project TEXT, old TEXT, new TEXT NOT NULL, at TEXT NOT NULL, id TEXT NOT NULL);
 -- Each chunk's tags, exact: auto-linking asks which chunks share a tag (the FTS column stems and splits words).
 -- `created` too, so that ranking the chunks that share a tag reads this table alone.
 CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, created TEXT NOT NULL DEFAULT '',
@@ -85,12 +89,15 @@ CREATE INDEX IF NOT EXISTS chunks_accessed ON chunks(last_accessed, kind) WHERE 
 CREATE INDEX IF NOT EXISTS chunks_uses ON chunks(access_count, kind) WHERE access_count > 0;
 CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
 CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
+CREATE INDEX IF NOT EXISTS changes_project ON changes(project, at);
+CREATE INDEX IF NOT EXISTS changes_id ON changes(id);
 """
 _SCHEMA = _TABLES + _INDEXES
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
-            "pinned", "status", "sensitivity", "category", "tokens", "access_count", "last_accessed", "updated", "tags",
-            "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "content", "jmeta")
+            "pinned", "status", "replaced_at", "sensitivity", "category", "tokens", "access_count", "last_accessed",
+            "updated", "tags", "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds", "content",
+            "jmeta")
 
 
 def db_path(root) -> str:
@@ -307,11 +314,12 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
     return (
         chunk["id"], md["created"], chunk["type"], md.get("kind", "memory"), md.get("role"), md.get("project"),
         md.get("scope"), md.get("conversation_id"), float(md.get("confidence", 0.8)), md.get("importance"),
-        1 if md.get("pinned") else 0, md.get("status", "active"), md.get("sensitivity", "low"), md.get("category"),
+        1 if md.get("pinned") else 0, md.get("status", "active"), md.get("superseded_at"),
+        md.get("sensitivity", "low"), md.get("category"),
         int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"), md.get("updated"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
-        content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), chunk["content"],
-        _metadata_entry(chunk, path),
+        content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), _value_kinds(chunk["content"]),
+        chunk["content"], _metadata_entry(chunk, path),
     )
 
 
@@ -329,6 +337,14 @@ def _when(content: str, created) -> tuple:
     return resolved(content, created)
 
 
+def _value_kinds(content: str) -> str:
+    """The kinds of value a memory states ("duration url"), found once when it is indexed, so that "how long
+    ...?" can favour a memory holding a duration without the prompt hook reading any regex."""
+    from brain.util.values import coarse_kinds  # re: writers only, never the prompt hook
+
+    return coarse_kinds(content)
+
+
 def content_hash(text: str) -> str:
     """Identity of a memory's words for write-time dedup: case and whitespace do not make a new memory."""
     return sha1(" ".join(text.lower().split()).encode("utf-8")).hexdigest()
@@ -341,74 +357,56 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
         conn.execute("DELETE FROM chunks WHERE rowid=?", (row[0],))
     conn.execute("DELETE FROM links WHERE src=?", (chunk_id,))
     conn.execute("DELETE FROM tags WHERE id=?", (chunk_id,))
+    conn.execute("DELETE FROM changes WHERE id=?", (chunk_id,))
 
 
 _INSERT = f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})"
+_ID, _CREATED, _CONTENT = (_COLUMNS.index(c) for c in ("id", "created", "content"))
+
+
+def item_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
+    """Everything the index keeps of a chunk, as plain tuples (small enough to pass between processes): (row,
+    tags, link triples, value changes)."""
+    md, cid = chunk["metadata"], chunk["id"]
+    links = [(cid, t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()]
+    changes = (md.get("extra") or {}).get("changes") if isinstance(md.get("extra"), dict) else None
+    changes = [(md.get("project"), c.get("old"), c["new"], md["created"], cid) for c in changes
+               if isinstance(c, dict) and isinstance(c.get("new"), str)] if isinstance(changes, list) else []
+    return row_of(chunk, path, mtime_ns), tuple(chunk.get("tags") or ()), links, changes
 
 
 def insert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
     """Index a chunk the caller knows is not indexed (a new id); an id that is there after all is replaced."""
-    row = row_of(chunk, path, mtime_ns)
+    item = item_of(chunk, path, mtime_ns)
     try:
-        cur = conn.execute(_INSERT, row)
+        insert_many(conn, [item])
     except sqlite3.IntegrityError:
-        replace_row(conn, row, chunk)
-        return
-    _index_rest(conn, cur.lastrowid, chunk)
-
-
-def _index_rest(conn: sqlite3.Connection, rowid: int, chunk: dict) -> None:
-    tags = chunk.get("tags") or ()
-    conn.execute("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)", (rowid, chunk["content"], " ".join(tags)))
-    links = [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()]
-    if links:
-        conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)", links)
-    if tags:
-        created = chunk["metadata"]["created"]
-        conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
-                         [(t, chunk["id"], created) for t in tags])
+        replace_item(conn, item)
 
 
 def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
-    replace_row(conn, row_of(chunk, path, mtime_ns), chunk)
-
-
-def replace_row(conn: sqlite3.Connection, row: tuple, chunk: dict) -> None:
-    """Index `chunk` with its row_of tuple, replacing what the index holds for its id."""
-    _delete(conn, chunk["id"])
-    cur = conn.execute(_INSERT, row)
-    _index_rest(conn, cur.lastrowid, chunk)
-
-
-def bulk_item(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
-    """What insert_many needs of a chunk, small enough to pass between processes: (row, tags, link triples)."""
-    links = [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()]
-    return row_of(chunk, path, mtime_ns), tuple(chunk.get("tags") or ()), links
-
-
-def insert_many(conn: sqlite3.Connection, items: list) -> None:
-    """Index many new chunks at once (a rebuild), `items` from bulk_item; IntegrityError when an id is indexed
-    already (the caller rolls back and uses replace_item)."""
-    conn.executemany(_INSERT, [row for row, _, _ in items])
-    first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(items) + 1
-    content = _COLUMNS.index("content")
-    conn.executemany("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
-                     [(first + i, row[content], " ".join(tags)) for i, (row, tags, _) in enumerate(items)])
-    conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
-                     [link for _, _, links in items for link in links])
-    created = _COLUMNS.index("created")
-    conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
-                     [(t, row[0], row[created]) for row, tags, _ in items for t in tags])
+    replace_item(conn, item_of(chunk, path, mtime_ns))
 
 
 def replace_item(conn: sqlite3.Connection, item: tuple) -> None:
-    """One bulk_item, replacing what the index holds for its id."""
-    row, tags, links = item
-    chunk = {"id": row[0], "content": row[_COLUMNS.index("content")], "tags": list(tags), "links": {},
-             "metadata": {"created": row[_COLUMNS.index("created")]}}
-    for _, link_type, dst in links:
-        chunk["links"].setdefault(link_type, []).append(dst)
-    replace_row(conn, row, chunk)
+    """Index an item_of tuple, replacing what the index holds for its id."""
+    _delete(conn, item[0][_ID])
+    insert_many(conn, [item])
+
+
+def insert_many(conn: sqlite3.Connection, items: list) -> None:
+    """Index chunks not indexed yet (item_of tuples). IntegrityError when an id is there already: for one item
+    nothing is written; a rebuild's batch rolls back to its savepoint and uses replace_item."""
+    conn.executemany(_INSERT, [row for row, _, _, _ in items])
+    first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(items) + 1
+    conn.executemany("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
+                     [(first + i, row[_CONTENT], " ".join(tags)) for i, (row, tags, _, _) in enumerate(items)])
+    conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
+                     [link for _, _, links, _ in items for link in links])
+    conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
+                     [(t, row[_ID], row[_CREATED]) for row, tags, _, _ in items for t in tags])
+    conn.executemany("INSERT INTO changes(project, old, new, at, id) VALUES(?, ?, ?, ?, ?)",
+                     [change for _, _, _, changes in items for change in changes])
 
 
 def set_mtimes(conn: sqlite3.Connection, pairs) -> None:

@@ -24,10 +24,20 @@ from brain.index.access import record_access
 from brain.index.search_index import chunk_count, connect
 from brain.recall import depth as depths
 from brain.recall.depth import DEPTHS
+from brain.recall.lexicon import FRAMING, PHRASES, QUESTION_VALUES, idea, related
 from brain.store.salience import salience
 from brain.store.sensitivity import allowed, check_level
 from brain.util.sqlite import sqlite3
-from brain.util.text import STOPWORDS, UPPER, WORD_CHARS, Blanks, sentences, speaker_label, without_label
+from brain.util.text import (
+    STOPWORDS,
+    UPPER,
+    WORD_CHARS,
+    Blanks,
+    holds_value,
+    sentences,
+    speaker_label,
+    without_label,
+)
 from brain.util.text import words as word_runs
 from brain.util.tokens import estimate_tokens
 
@@ -37,7 +47,9 @@ DEFAULT_BUDGET_TOKENS = 1600  # a ceiling: the relative cut below usually stops 
 # recall for ~20% fewer characters (bench/README.md, "Recall").
 RELATIVE_CUT = 0.38
 DEFAULT_LIMIT = 40
-HIDDEN_STATUS = ("superseded", "retracted")
+HIDDEN_STATUS = ("retracted",)  # withdrawn as wrong: never shown
+SUPERSEDED_WEIGHT = 0.45  # a replaced memory is still history ("what did we use before?"), shown marked, ranked low
+STALE_VALUE_WEIGHT = 0.7  # a turn stating a value changed since (search.db changes): shown marked, ranked lower
 
 # Weight of a neighbour's text score in a turn's score, by offset (-1: the turn before, often the question).
 KERNEL = {0: 1.0, -1: 0.8, 1: 0.45, -2: 0.3, 2: 0.3, -3: 0.18, 3: 0.18, -4: 0.1, 4: 0.1, -5: 0.06, 5: 0.06}
@@ -48,10 +60,12 @@ SPEAKER_BOOST = 2.0
 DATE_BOOST = 5.0
 FILE_BOOST = 2.0
 TAG_BOOST = 1.25
+VALUE_KIND_BOOST = 1.3  # "how long ...?": a memory stating a duration
 GLOBAL_WEIGHT = 0.85  # a memory without a project, next to this project's own
 OTHER_PROJECT_WEIGHT = 0.5
 OTHER_PROJECT_COVERAGE = 0.6
 COVERAGE_MIN = 0.35  # share of the prompt's IDF weight the best memory must contain...
+KNOWN_COVERAGE_MIN = 0.6  # ...or of the weight of the prompt words the store holds (see _answers_what_is_known)
 ON_TOPIC_COVERAGE_MIN = 0.1  # ...or this much, when the prompt also names what the store is full of
 RELATIVE_MIN = 0.15  # items scoring under this share of the best one are not worth their tokens
 COMMON_SHARE = 0.3  # a word in more than this share of memories is not searched for...
@@ -68,6 +82,14 @@ DATED_ROWS = 200
 FILL_SCAN = 150  # candidates looked at when filling the budget
 MAX_ITEM_CHARS = 1200  # a longer memory is shown as the sentences around the prompt's words
 DATED_SHARE = 0.1  # a memory found by its date alone starts at this share of the best text score
+# A prompt word's family: the words it derives from or into ("linter" and "linting" share "lint*"), and the terms
+# brain/recall/lexicon.py gives for the same idea ("migrations": alembic, flyway). A memory that holds only the
+# family counts this much of the word itself; a derivation shares letters, not always meaning ("difference" and
+# "different"), so only the word itself and its synonyms tell that a memory holds two of the prompt's words.
+SYNONYM_WEIGHT = 0.6
+DERIVED_WEIGHT = 0.5
+_SUFFIXES = ("ations", "ation", "ities", "ments", "ings", "ions", "ment", "ings", "ers", "ors", "ity", "ing", "ion",
+             "ies", "er", "or", "es", "ed", "s")
 
 RECENT_DAYS = 120  # a turn older than this, never used nor pinned, has no salience left
 
@@ -134,7 +156,14 @@ class RecallItem:
     def line(self, compact: bool = True) -> str:
         """One line. Compact: the id's hex tail only; the day (the rest of the id) heads the group it is in."""
         marks = [] if self.kind == "turn" else [self.kind if self.kind != "memory" else self.type]
-        if self.status != "active":
+        stale = self._row.get("stale")
+        if stale:  # a value this turn states was changed later: say which, since when, and what holds now
+            marks.append(f"{stale[0]} replaced {stale[2][:10]} by {stale[1]}")
+        if self.status == "superseded":  # history, not what holds now: say since when and what holds instead
+            when = (self._row.get("replaced_at") or "")[:10]
+            by = self._row.get("replaced_by")
+            marks.append("replaced" + (f" {when}" if when else "") + (f" by {by[-8:]}" if by else ""))
+        elif self.status != "active":
             marks.append(self.status)
         ref = self.id[-8:] if compact else self.id
         return f"- [{ref}{' ' + ', '.join(marks) if marks else ''}] {self.text}"
@@ -208,7 +237,7 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
     try:
         conn.row_factory = sqlite3.Row
         prompt = _Prompt(query, tuple(files or ()), now)
-        ranked, candidates = _rank(conn, prompt, project, max_sensitivity, now)
+        ranked, candidates = _rank(conn, prompt, project, max_sensitivity, now, _changes(conn, project))
         items = _fill(ranked, budget, limit, depth, conn, prompt.words)
     except sqlite3.Error:  # a damaged or half-migrated index: recall nothing rather than fail the prompt
         return empty
@@ -249,7 +278,10 @@ class _Clock:
 
     def date(self):
         if self._now is None:
-            from datetime import datetime, timezone  # only for a prompt with a date (~1 ms otherwise)
+            from datetime import (  # only for a prompt with a date (~1 ms otherwise)
+                datetime,
+                timezone,
+            )
 
             self._now = datetime.fromtimestamp(self.epoch, timezone.utc)
         return self._now.date()
@@ -266,20 +298,42 @@ class _Prompt:
         absolute = _may_have_calendar_date(text)
         relative = _may_have_relative_date(text)
         if absolute or relative:
-            from brain.util.timeref import absolute_spans, relative_spans, without_dates  # re: dated prompts only
+            from brain.util.timeref import (  # re: dated prompts only
+                absolute_spans,
+                relative_spans,
+                without_dates,
+            )
 
             self.dates = absolute_spans(text) if absolute else []
             if relative:  # "yesterday", "last week": the days before this prompt
                 self.dates += [(first, last) for _, first, last in relative_spans(text, now.date())]
             if self.dates:  # "13 May 2023" or "yesterday" is matched as a date, not as words
                 undated = without_dates(text, relative=True)
-        words = []
-        for word in word_runs(undated.lower()):
-            if word not in STOPWORDS and (len(word) > 1 or word.isdigit()) and word not in words:
+        words, runs = [], word_runs(undated.lower())
+        self.wants = {QUESTION_VALUES[pair] for pair in zip(runs, runs[1:]) if pair in QUESTION_VALUES}
+        for pair, one in PHRASES.items():  # "log in" is one idea: login
+            runs = _joined(runs, pair, one)
+        framing = {pair[1] for pair in zip(runs, runs[1:]) if pair in QUESTION_VALUES} | FRAMING
+        for word in runs:
+            if word not in STOPWORDS and word not in framing and (len(word) > 1 or word.isdigit()) \
+                    and word not in words:
                 words.append(word)
         self.words = words[:24]
         self.lower_words = set(word_runs(text.lower()))
         self.names = _capitalised(text)
+
+
+def _joined(runs: list, pair: tuple, one: str) -> list:
+    """`runs` with each occurrence of the two words `pair` replaced by the one word `one`."""
+    out, i = [], 0
+    while i < len(runs):
+        if tuple(runs[i:i + 2]) == pair:
+            out.append(one)
+            i += 2
+        else:
+            out.append(runs[i])
+            i += 1
+    return out
 
 
 def _capitalised(text: str) -> set:
@@ -320,24 +374,50 @@ def _file_path(run: str):
 
 # ---------------------------------------------------------------------------------------------- ranking
 _COLUMNS = ("rowid, id, created, type, kind, role, project, conversation_id, confidence, importance, pinned, status, "
+            "replaced_at, value_kinds, "
             "sensitivity, access_count, last_accessed, tags, files, when_note, when_spans, content")
-_OLDER_COLUMNS = _COLUMNS.replace("when_note, when_spans", "'' AS when_note, '' AS when_spans")
+_OLDER_COLUMNS = _COLUMNS.replace("when_note, when_spans", "'' AS when_note, '' AS when_spans").replace(
+    "replaced_at, value_kinds, ", "NULL AS replaced_at, '' AS value_kinds, ")
 
 
-def _rank(conn, prompt, project, max_sensitivity, now):
+def _changes(conn, project) -> list:
+    """(old, new, at, id) of the project's value changes (search.db, from capture), newest first."""
+    if not project:
+        return []
+    try:
+        return conn.execute("SELECT old, new, at, id FROM changes WHERE project IS ? AND old IS NOT NULL "
+                            "ORDER BY at DESC LIMIT 200", (project,)).fetchall()
+    except sqlite3.OperationalError:  # an index an older rlm-mem made, until the worker rebuilds it
+        return []
+
+
+def _stale_value(row, changes):
+    """(old, new, at) of the newest change made after this row that replaced a value the row states, or None."""
+    for old, new, at, changed_by in changes:
+        if at > row["created"] and changed_by != row["id"] and holds_value(row["content"], old) \
+                and not holds_value(row["content"], new):
+            return old, new, at
+    return None
+
+
+def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     """(scored candidates best first, how many were considered). Each candidate: (score, row, why)."""
     total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
     if not total:
         return [], 0
     text, matched, idf, common = _text_scores(conn, prompt.words, total)
-    wanted = sum(idf.values())
-    share = {rowid: sum(idf[w] for w in words) / wanted for rowid, words in matched.items()} if wanted else {}
+    absent_idf = math.log(1 + (total + 0.5) / 0.5)
+    through_family = _family_scores(conn, prompt.words, total, text, matched, idf, common)
+    idf.update(through_family)
+    share = _coverage(matched, idf)
+    present = {w: v for w, v in idf.items() if v < absent_idf - 1e-9}  # what the store holds, itself or kin
+    share_of_present = _coverage(matched, present)
     best_share = max(share.values(), default=0.0)
     file_rows = _file_rows(conn, prompt.files)
     dated = _dated_rows(conn, prompt.dates) if prompt.dates and common else set()
-    # The threshold: a memory holding much of the prompt's distinctive words, or a prompt about what this store
-    # talks about all the time (its people, its project) with at least a weak match; files named always count.
-    if not (best_share >= COVERAGE_MIN or file_rows or (common and (best_share >= ON_TOPIC_COVERAGE_MIN or dated))):
+    if not (best_share >= COVERAGE_MIN or file_rows or (common and (best_share >= ON_TOPIC_COVERAGE_MIN or dated))
+            or _answers_what_is_known(matched, share_of_present, present, len(idf) - len(present))
+            or _holds_two_known_words(matched, share_of_present, present, len(idf) - len(present))):
         return [], 0
     scores = _with_context(conn, text)
     top_text = max(text.values(), default=1.0)
@@ -364,10 +444,59 @@ def _rank(conn, prompt, project, max_sensitivity, now):
             score *= FILE_BOOST
             why.append("file")
         score *= _weight(row, prompt, project, now, why)
+        row["stale"] = _stale_value(row, changes) if changes and row["status"] == "active" else None
+        if row["stale"]:
+            score *= STALE_VALUE_WEIGHT
+            why.append("replaced value")
         ranked.append((score, row, why))
     ranked.sort(key=lambda r: (r[0], r[1]["created"]), reverse=True)
     floor = ranked[0][0] * RELATIVE_MIN if ranked else 0.0
     return [r for r in ranked if r[0] >= floor], len(scores)
+
+
+def _root(word: str):
+    """The stem a word's derivations share, for a prefix search ("formatter" -> "format"), or None when too
+    short to tell words apart ("port*" would find portal and portion)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            root = word[:-len(suffix)]
+            doubled = len(root) >= 5 and root[-1] == root[-2] and root[-1] not in "aeiousl"
+            return root[:-1] if doubled else root  # "formatters" -> "format", like "formatting"
+    return word if len(word) >= 5 and word.isalpha() else None
+
+
+def _family_queries(word: str) -> list:
+    """(FTS5 query, weight, kind) for a word's family: the lexicon's terms for the same idea ("synonym"), then
+    the words sharing its root ("derived": lint* for linter). Empty when it has neither."""
+    root = _root(word)
+    terms = related(word) or (related(root) if root else ())
+    queries = [(" OR ".join(f'"{term}"' for term in terms), SYNONYM_WEIGHT, "synonym")] if terms else []
+    if root:
+        queries.append((f"{root}*", DERIVED_WEIGHT, "derived"))
+    return queries
+
+
+def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
+    """Add each word's family matches to rows that do not hold the word itself (at the family's weight; a row the
+    synonyms found is not counted again for a derivation). Returns word -> the family's IDF for words the store
+    holds only through their family."""
+    found, absent_idf = {}, math.log(1 + (total + 0.5) / 0.5)
+    for word in words:
+        if word in common:
+            continue
+        for query, weight, kind in _family_queries(word):
+            df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
+            if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
+                continue
+            for rowid, score in conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank "
+                                             "LIMIT ?", (query, TERM_ROWS)):
+                held = matched.get(rowid, ())
+                if word not in held and not any(isinstance(h, tuple) and h[0] == word for h in held):
+                    text[rowid] = text.get(rowid, 0.0) + weight * score
+                    matched.setdefault(rowid, []).append((word, weight, kind))
+            if idf.get(word, 0.0) >= absent_idf - 1e-9 and word not in found:  # absent itself: the family speaks
+                found[word] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+    return found
 
 
 def _text_scores(conn, words, total):
@@ -415,6 +544,57 @@ def _capped_scores(conn, capped, text, matched):
     for rowid, (score, query) in best.items():
         text[rowid] = text.get(rowid, 0.0) + score
         matched.setdefault(rowid, []).extend(query)
+
+
+def _coverage(matched: dict, idf: dict) -> dict:
+    """rowid -> the share of the prompt's IDF weight (over the words in `idf`) the row holds; a word found only
+    through its family counts at its family weight."""
+    wanted = sum(idf.values())
+    if not wanted:
+        return {}
+    out = {}
+    for rowid, words in matched.items():
+        held = {}
+        for item in words:
+            word, weight = (item[0], item[1]) if isinstance(item, tuple) else (item, 1.0)
+            held[word] = max(held.get(word, 0.0), weight)
+        out[rowid] = sum(idf.get(w, 0.0) * weight for w, weight in held.items()) / wanted
+    return out
+
+
+def _answers_what_is_known(matched, share_of_present, present, absent_count) -> bool:
+    """The threshold for a prompt some of whose words the store has never seen: those words do not veto (the
+    person's words are not the memory's), but then the best memory must cover most of what the store does know
+    of the prompt, and either hold two of its words or the prompt must name as many words the store knows as not."""
+    if not present or not share_of_present:
+        return False
+    best = max(share_of_present, key=share_of_present.get)
+    if share_of_present[best] < KNOWN_COVERAGE_MIN:
+        return False
+    return len(_known_ideas(matched.get(best, ())) & _ideas(present)) >= 2 or absent_count <= len(present)
+
+
+def _known_ideas(held) -> set:
+    """The ideas of the prompt a row holds, through a word itself or its synonym (not a derivation); two prompt
+    words the lexicon calls the same idea ("bump", "version") count once."""
+    return {idea(item if isinstance(item, str) else item[0]) for item in held
+            if isinstance(item, str) or item[2] == "synonym"}
+
+
+def _holds_two_known_words(matched, share_of_present, present, absent_count) -> bool:
+    """A memory holding two ideas of the prompt (words or synonyms) that carry a fair share of what the store
+    knows of the prompt, when the prompt has fewer words the store has never seen than that: an answer."""
+    known_of_prompt = _ideas(present)
+    for rowid, share in share_of_present.items():
+        if share >= COVERAGE_MIN:
+            known = _known_ideas(matched.get(rowid, ())) & known_of_prompt
+            if len(known) >= 2 and absent_count < len(known):
+                return True
+    return False
+
+
+def _ideas(words) -> set:
+    return {idea(word) for word in words}
 
 
 def _dated_rows(conn, spans) -> set:
@@ -529,6 +709,8 @@ def _weight(row, prompt, project, now, why) -> float:
     weight *= 1.0 + 0.5 * min(1.0, _salience(row, now))
     if row["status"] == "contested":
         weight *= 0.7
+    elif row["status"] == "superseded":
+        weight *= SUPERSEDED_WEIGHT
     label = speaker_label(row["content"])[0] if prompt.names else None
     speaker = label.split(" ", 1)[0] if label else None
     if speaker and speaker.lower() in prompt.names:
@@ -537,6 +719,9 @@ def _weight(row, prompt, project, now, why) -> float:
     if prompt.dates and _about_dates(row, prompt.dates):
         weight *= DATE_BOOST
         why.append("date")
+    if prompt.wants and set(row["value_kinds"].split()) & prompt.wants:
+        weight *= VALUE_KIND_BOOST
+        why.append("value")
     if row["tags"]:
         shared = len(set(row["tags"].split()) & prompt.lower_words)
         if shared:
@@ -560,7 +745,11 @@ def _salience(row, now) -> float:
 
 
 def _about_dates(row, spans) -> bool:
-    from brain.util.timeref import day_of, overlaps, stored_spans  # re and datetime: dated prompts only
+    from brain.util.timeref import (  # re and datetime: dated prompts only
+        day_of,
+        overlaps,
+        stored_spans,
+    )
 
     day = day_of(row["created"])
     if day is None:
@@ -585,6 +774,10 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
         key = _plain(row["content"] if row["kind"] == "turn" else without_label(row["content"]))
         if not key or any(key == other or (len(key) >= 24 and key in other) for other in shown):
             continue
+        if row["status"] == "superseded" and "replaced_by" not in row:
+            by = conn.execute("SELECT dst FROM links WHERE src=? AND type='superseded_by' ORDER BY dst DESC LIMIT 1",
+                              (row["id"],)).fetchone()
+            row["replaced_by"] = by[0] if by else None
         item = RecallItem(row, score, _shown_text(row, depth, conn, words), why)
         cost = estimate_tokens(item.line()) + (0 if any(i.day == item.day for i in items) else 3)  # a day line
         replaced = [i for i, other in enumerate(shown) if len(other) >= 24 and other in key]  # says it all and more

@@ -54,6 +54,8 @@ def read_audit(root: Path, chunk_id: str | None = None, action: str | None = Non
     folder = Path(root) / "audit"
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if chunk_id and chunk_id not in line:
+                continue  # one memory's history: skip parsing the other lines (100k+ in a large store)
             try:
                 entry = json.loads(line)
             except ValueError:

@@ -520,7 +520,7 @@ def _parse_entries(root, entries) -> tuple:
         if data is None:
             skipped += 1
         else:
-            items.append(search_index.bulk_item(data, rel, mtime))
+            items.append(search_index.item_of(data, rel, mtime))
     return items, skipped
 
 

@@ -43,8 +43,10 @@ def reinforce(store, chunk_id: str, confidence: float | None = None, reason: str
     return chunk
 
 
-def supersede(store, old_id: str, new_id: str, reason: str | None = None, *, note: str | None = None):
-    """Mark `old_id` as replaced by `new_id` (both directions linked, the date of the change kept).
+def supersede(store, old_id: str, new_id: str, reason: str | None = None, *, note: str | None = None,
+              when: str | None = None):
+    """Mark `old_id` as replaced by `new_id` (both directions linked, the date of the change kept: `when`, an ISO
+    time, defaults to now).
 
     `note` ("User changed mind 2026-02-08") is kept on the old memory as metadata.extra.change_note."""
     validate_chunk_id(old_id)
@@ -54,7 +56,7 @@ def supersede(store, old_id: str, new_id: str, reason: str | None = None, *, not
     links = dict(old.links)
     links["superseded_by"] = sorted(set(links.get("superseded_by", [])) | {new_id})
     changes = {"extra": dict(old.metadata.get("extra") or {}, change_note=note)} if note else {}
-    store.revise_chunk(old_id, status="superseded", superseded_at=utc_now(), links=links,
+    store.revise_chunk(old_id, status="superseded", superseded_at=when or utc_now(), links=links,
                        reason=reason or f"superseded by {new_id}", **changes)
     new = store.get_chunk(new_id, track=False)
     if new is not None and old_id not in new.links.get("supersedes", []):

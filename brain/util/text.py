@@ -98,8 +98,8 @@ def speaker_label(text: str) -> tuple:
             end += 1
         if text.startswith(": ", end) and not text[end + 2:end + 3].isspace() and end + 2 < len(text):
             return text[:end], text[end + 2:]
-        if not text.startswith(" ", end):
-            return None, text
+        if not text.startswith(" ", end) or (text[end - 1] == "." and text[start:end].lower() not in _ABBREVIATIONS):
+            return None, text  # "Agreed. Decision: ..." is two sentences, not a speaker called "Agreed. Decision"
         start = end + 1
     return None, text
 
@@ -120,3 +120,28 @@ def without_label(text: str) -> str:
             if 0 <= close <= stop + 42 and text.startswith(": ", close + 1):
                 return text[close + 3:]
     return text
+
+
+_VALUE_GLUE = frozenset("_-")
+
+
+def holds_value(text: str, value: str) -> bool:
+    """Whether `text` states `value` as a whole, any case: 8087 is not in 18087, staging.x.dev is not in
+    api-staging.x.dev, and "Node 18" is also written node:18 or node@18 (but not Node 180 or Node 18.2)."""
+    lowered, value = text.lower(), value.lower()
+    subject, _, number = value.partition(" ")
+    variants = [value]
+    if number and number.replace(".", "").isdigit() and subject.isalpha():
+        variants += [f"{subject}:{number}", f"{subject}@{number}", f"{subject} v{number}", f"{subject}:v{number}"]
+    for variant in variants:
+        at = lowered.find(variant)
+        while at >= 0:
+            before, after = lowered[at - 1:at], lowered[at + len(variant):at + len(variant) + 2]
+            glued_before = before.isalnum() or before in _VALUE_GLUE or before == "."
+            glued_after = after[:1].isalnum() or after[:1] in _VALUE_GLUE or (after[:1] == "." and after[1:2].isalnum())
+            if variant is not value and after[:1] == "-":  # "node:18-alpine" states Node 18
+                glued_after = False
+            if not glued_before and not glued_after:
+                return True
+            at = lowered.find(variant, at + 1)
+    return False

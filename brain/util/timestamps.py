@@ -71,7 +71,12 @@ def _fields(text: str):
 
 def parse_timestamp(value):
     """An aware UTC datetime for `value` (see the module doc), or None when it is not a timestamp."""
-    from datetime import date, datetime, timedelta, timezone  # off the prompt hook's path (see epoch_seconds)
+    from datetime import (  # off the prompt hook's path (see epoch_seconds)
+        date,
+        datetime,
+        timedelta,
+        timezone,
+    )
 
     try:
         if isinstance(value, bool) or value is None:

@@ -1,0 +1,107 @@
+"""Words that mean the same thing in software work, for recall by meaning rather than by the memory's own words.
+
+"How do I apply database migrations?" should find `alembic upgrade head`; "which port does the billing database
+listen on?" should find "Postgres 16 on port 5433". Each group below holds terms a person may use for one idea
+(a tool and what it is for, a word and its jargon). A prompt word in a group also looks for the group's other
+terms, at a lower weight than its own. The groups name tools and concepts of software work in general, not of any
+one project; words too common to tell topics apart (run, file, add) are left out on purpose.
+Stdlib only, and a plain table: the prompt hook reads it on every prompt.
+"""
+_GROUPS = """
+database databases db dbs postgres postgresql psql mysql mariadb sqlite sql mongodb mongo rds dynamodb cockroachdb
+migration migrations migrate migrated alembic flyway liquibase knex schema
+port ports listen listens listening bind
+endpoint endpoints route routes handler handlers mounted url
+health healthz healthcheck liveness readiness
+lint linter linters linting ruff flake8 pylint eslint
+format formatter formatting formatted black prettier isort
+test tests testing pytest unittest jest vitest mocha spec specs runner
+ci pipeline pipelines workflow workflows actions jenkins circleci gitlab
+deploy deploys deploying deployment deployments deployed release releases rollout staging production prod
+container containers docker dockerfile compose podman image images kubernetes k8s helm
+queue queues job jobs task tasks worker workers background celery rq arq sidekiq bullmq dramatiq
+drop dropped remove removed replace replaced switch switched uninstall
+cache caches caching cached redis memcached
+broker brokers rabbitmq kafka amqp sqs pubsub nats
+auth authentication authenticate login logins signin session sessions oauth sso magic
+token tokens jwt jwts bearer
+expire expires expiry expiration ttl lifetime lifetimes
+log logs logging logger structlog loguru winston pino
+error errors exception exceptions sentry crash crashes traceback stacktrace
+monitoring metrics observability datadog prometheus grafana tracing alerting
+secret secrets credential credentials env dotenv
+config configuration configured settings
+url urls domain domains hostname host hosted hosting
+frontend ui react vue svelte nextjs next component components
+css tailwind styles stylesheet
+package packages dependency dependencies npm pnpm yarn pip poetry uv
+version versions upgrade upgraded bump bumped pinned
+node nodejs
+python cpython
+commit commits committed
+branch branches merge rebase
+slow slowness latency performance faster speed
+leak leaks leaking oom restarts
+rate ratelimit limiter throttle throttling quota
+pdf pdfs weasyprint reportlab wkhtmltopdf
+email emails mail smtp postmark sendgrid mailgun ses
+payment payments charge charges stripe
+invoice invoices billing
+refund refunds refunded
+subscription subscriptions plan plans
+webhook webhooks callback callbacks
+orm sqlalchemy prisma typeorm sequelize activerecord
+framework fastapi flask django express
+server uvicorn gunicorn nginx
+build builds bundle bundler webpack vite esbuild dist
+cron scheduled schedule scheduler nightly
+offline indexeddb localstorage
+typing mypy pyright typescript hints
+docs documentation docstring docstrings readme
+hash hashing bcrypt argon2 encrypt encryption
+rollback revert downgrade undo
+sign signs signing signature signatures jose pyjwt jsonwebtoken
+linting precommit pre-commit
+"""
+
+# Words that frame a question rather than name its topic ("which library did we pick?", "what still needs
+# doing?"): recall looks for the rest of the prompt, so a memory need not hold these to answer it.
+FRAMING = frozenset("""still need needs needed doing pick picked choose chose chosen library libraries tool tools
+use used using decide decided currently supposed happen happened going left remaining""".split())
+
+
+# Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.
+PHRASES = {("log", "in"): "login", ("logged", "in"): "login", ("logging", "in"): "login", ("sign", "in"): "signin",
+           ("signed", "in"): "signin", ("signing", "in"): "signin", ("sign", "up"): "signup", ("set", "up"): "setup",
+           ("roll", "back"): "rollback", ("rolled", "back"): "rollback", ("spin", "up"): "start"}
+
+# Questions that ask for a kind of value ("how long ...?" wants a duration): a memory stating a value of that
+# kind (search.db value_kinds, brain/util/values.py) ranks higher, and the asking words are not topic words.
+QUESTION_VALUES = {("left", "to"): "todo", ("next", "steps"): "todo", ("still", "to"): "todo",
+                   ("how", "long"): "duration", ("which", "port"): "port", ("what", "port"): "port",
+                   ("what", "time"): "time", ("which", "version"): "version", ("what", "version"): "version",
+                   ("what", "url"): "url", ("which", "url"): "url", ("what", "address"): "url",
+                   ("which", "host"): "url", ("what", "host"): "url"}
+
+
+def _build() -> tuple:
+    groups, ideas = {}, {}
+    for line in _GROUPS.strip().splitlines():
+        terms = tuple(dict.fromkeys(line.split()))
+        for term in terms:
+            groups.setdefault(term, set()).update(t for t in terms if t != term)
+            ideas.setdefault(term, terms[0])
+    return {term: tuple(sorted(others)) for term, others in groups.items()}, ideas
+
+
+RELATED, IDEAS = _build()
+
+
+def idea(word: str) -> str:
+    """One name for the idea a word stands for: its group's first term, or the word itself."""
+    return IDEAS.get(word) or (IDEAS.get(word[:-1], word) if word.endswith("s") else word)
+
+
+def related(word: str) -> tuple:
+    """Terms the lexicon holds for the same idea as `word` (lower case; a plural finds its singular), or ()."""
+    return RELATED.get(word) or (RELATED.get(word[:-1], ()) if word.endswith("s") else ())

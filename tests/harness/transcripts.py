@@ -1,0 +1,111 @@
+"""Write Claude Code session transcripts in the real JSONL shape, from a compact description.
+
+A session is a list of turns: `User("text")`, `Assistant("text", tools=[...])` with tool calls `Bash(command,
+output, ok)`, `Edit(path)`, `Write(path)`, `Read(path)`, `Todo([(content, status), ...])`. The writer emits what
+Claude Code 2.1.x writes: user and assistant records chained by `parentUuid`, assistant text and each `tool_use` as
+their own records, each tool result as a user record holding a `tool_result` block (and `toolUseResult`), with
+`sessionId`, `cwd`, `gitBranch`, `version` and timestamps a few seconds apart. Used by tests and by
+bench/coding_memory.py.
+"""
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+VERSION = "2.1.197"
+MODEL = "claude-sonnet-4-5"
+
+
+class User:
+    def __init__(self, text: str):
+        self.text = text
+
+
+class Assistant:
+    def __init__(self, text: str = "", tools=()):
+        self.text, self.tools = text, list(tools)
+
+
+class Tool:
+    name = "tool"
+
+    def __init__(self, tool_input: dict, output: str = "", ok: bool = True):
+        self.input, self.output, self.ok = tool_input, output, ok
+
+
+class Bash(Tool):
+    name = "Bash"
+
+    def __init__(self, command: str, output: str = "", ok: bool = True):
+        super().__init__({"command": command, "description": command[:60]}, output, ok)
+
+
+class Edit(Tool):
+    name = "Edit"
+
+    def __init__(self, path: str, old: str = "", new: str = ""):
+        super().__init__({"file_path": path, "old_string": old, "new_string": new},
+                         f"The file {path} has been updated.")
+
+
+class Write(Tool):
+    name = "Write"
+
+    def __init__(self, path: str, content: str = ""):
+        super().__init__({"file_path": path, "content": content}, f"File created successfully at: {path}")
+
+
+class Read(Tool):
+    name = "Read"
+
+    def __init__(self, path: str, output: str = ""):
+        super().__init__({"file_path": path}, output)
+
+
+class Todo(Tool):
+    name = "TodoWrite"
+
+    def __init__(self, items):
+        todos = [{"content": c, "status": s, "activeForm": c} for c, s in items]
+        super().__init__({"todos": todos}, "Todos have been modified successfully.")
+
+
+def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_seconds: int = 20) -> Path:
+    """Write one session's transcript to `path` (Claude Code's JSONL shape); returns the path."""
+    path = Path(path)
+    records, parent, clock = [], None, start.astimezone(timezone.utc)
+    base = {"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": session_id,
+            "version": VERSION, "gitBranch": "main"}
+
+    def emit(kind: str, message: dict, **extra) -> None:
+        nonlocal parent, clock
+        uuid = f"{session_id}-{len(records):04d}"
+        clock += timedelta(seconds=step_seconds)
+        records.append(dict(base, type=kind, uuid=uuid, parentUuid=parent,
+                            timestamp=clock.strftime("%Y-%m-%dT%H:%M:%S.000Z"), message=message, **extra))
+        parent = uuid
+
+    for turn in turns:
+        if isinstance(turn, User):
+            emit("user", {"role": "user", "content": turn.text})
+            continue
+        if turn.text:
+            emit("assistant", _assistant([{"type": "text", "text": turn.text}], "end_turn" if not turn.tools else None))
+        for n, tool in enumerate(turn.tools):
+            use_id = f"toolu_{session_id}_{len(records):04d}_{n}"
+            emit("assistant", _assistant([{"type": "tool_use", "id": use_id, "name": tool.name, "input": tool.input}],
+                                         "tool_use"))
+            result = {"type": "tool_result", "tool_use_id": use_id, "content": tool.output or "(no output)"}
+            if not tool.ok:
+                result["is_error"] = True
+            emit("user", {"role": "user", "content": [result]},
+                 toolUseResult={"stdout": tool.output, "stderr": "", "interrupted": False} if tool.ok
+                 else f"Error: {tool.output}")
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _assistant(content: list, stop_reason) -> dict:
+    return {"id": f"msg_{abs(hash(json.dumps(content))) % 10**12:012d}", "type": "message", "role": "assistant",
+            "model": MODEL, "content": content, "stop_reason": stop_reason, "stop_sequence": None,
+            "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 8000,
+                      "output_tokens": 150, "service_tier": "standard"}}
