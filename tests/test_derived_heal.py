@@ -116,7 +116,9 @@ def test_json_indexes_leave_the_write_path_and_the_pass_makes_them_equal_a_reind
     before = json_files(store)
     store.create_chunk("A third memory about the cache", tags=["cache"])
     assert json_files(store) == before  # the write left them alone...
-    assert fingerprint.derived_behind(isolated_memory)  # ...and says they are behind
+    assert not fingerprint.derived_behind(isolated_memory)  # ...and a session start now would not start a pass,
+    later = time.time_ns() + 601 * 10**9  # ...but one ten minutes after the last pass would
+    assert fingerprint.derived_behind(isolated_memory, now_ns=later)
     assert "behind" in " ".join(check_store(store).notes)
     assert store.refresh_json_indexes() is True
     assert json_files(store) == fresh_json(store, tmp_path)
@@ -312,13 +314,14 @@ def test_the_background_pass_coalesces_writes_but_never_waits_on_damage(isolated
     written = json_files(store)
     store.create_chunk("A memory written just after the pass", tags=["db"])
     bring_derived_current(store)  # behind by one write, written moments ago: it waits for more
-    assert json_files(store) == written and fingerprint.derived_behind(isolated_memory)
+    assert json_files(store) == written and not fingerprint.derived_behind(isolated_memory)
     state = json_indexes.state_path(store.index_dir)
     past = time.time() - 11 * 60
     os.utime(state, (past, past))  # the files were written eleven minutes ago
     bring_derived_current(store)
     assert json_files(store) != written and not fingerprint.derived_behind(isolated_memory)
     store.create_chunk("Another memory", tags=["db"])
-    (store.index_dir / "link_graph.json").write_text("{}")  # damaged: rewritten at once
+    (store.index_dir / "link_graph.json").write_text("{}")  # damaged: a session start sees it, the pass rewrites it
+    assert fingerprint.derived_behind(isolated_memory)
     bring_derived_current(store)
     assert json.loads((store.index_dir / "link_graph.json").read_text())["links"]

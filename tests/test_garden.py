@@ -307,7 +307,7 @@ def test_a_fresh_legacy_import_is_not_dormant_and_corrections_and_pins_never_are
     report = import_path(store, "legacy", [Path(__file__).parent / "fixtures" / "import" / "legacy"])
     assert report.created == 5  # dated 2025, a year and more before they arrive here
     imported = live_ids(store)
-    assert all(store.get_chunk(i, track=False).metadata["updated"] >= ago(0)[:10] for i in imported)
+    assert all(store.get_chunk(i, track=False).metadata["arrived"] >= ago(0)[:10] for i in imported)
     first = garden.run(store, apply=True)
     assert first["archive"] == [] and live_ids(store) == imported  # the run archived 4 of 5 here
     later = garden.run(store, apply=True, now=NOW + timedelta(days=31))  # a month of no use
@@ -322,7 +322,7 @@ def test_captured_memories_count_from_their_arrival_too(store):
     old = store.create_chunk("We decided to keep the nightly backup at 02:00 UTC", created=ago(300),
                              metadata={"kind": "decision", "provenance": {"kind": "event", "ref": "s1/u1"}})
     chosen = store.create_chunk("The old build server was called jenkins-2", created=ago(300))
-    assert old.metadata["updated"] > ago(1) and "updated" not in chosen.metadata  # a caller's date is its age
+    assert old.metadata["arrived"] > ago(1) and "arrived" not in chosen.metadata  # a caller's date is its age
     assert garden.run(store, apply=True)["applied"]["archived"] == [chosen.id]
 
 

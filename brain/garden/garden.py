@@ -105,7 +105,7 @@ def _restores(root, now: datetime) -> dict:
 
 
 _ROW_COLUMNS = ("rowid", "id", "created", "type", "kind", "project", "confidence", "importance", "pinned", "status",
-                "sensitivity", "tokens", "access_count", "last_accessed", "updated", "tags")
+                "sensitivity", "tokens", "access_count", "last_accessed", "updated", "arrived", "tags")
 
 
 def load_rows(root, now: datetime | None = None) -> tuple:
@@ -185,9 +185,9 @@ def _topics(root, candidates: list, links: dict, changed: set) -> list:
 
 
 def idle_here(row: dict, now: datetime) -> float:
-    """Days since the memory was last written in this store (made, revised, or arrived by import or capture:
-    `updated`) or used, whichever is latest: what dormancy is measured by."""
-    return idle_days(dict(row, created=max(row["created"], row.get("updated") or "")), now)
+    """Days since the memory was last written in this store (made, revised, or `arrived` by import or capture
+    long after its own date) or used, whichever is latest: what dormancy is measured by."""
+    return idle_days(dict(row, created=max(row["created"], row.get("updated") or "", row.get("arrived") or "")), now)
 
 
 # ---------------------------------------------------------------- topics and masters

@@ -6,6 +6,7 @@ the detached worker has derived work to do (`derived_behind`): a few stats and a
 session start asks.
 """
 import os
+import time
 
 from brain.util import fastjson
 
@@ -25,6 +26,9 @@ def month_fingerprint(root) -> dict:
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"
+# The JSON index files are rewritten at most this often while only writes made them behind (at 100,000 memories
+# they hold ~40 MB: a session that writes after every turn must not rewrite them after every turn).
+JSON_PASS_INTERVAL = 600
 JSON_STATE_NAME = "json_indexes.state"  # in index/: what the JSON index files were written from (json_indexes.py)
 
 
@@ -50,17 +54,39 @@ def index_signature(root) -> list:
     return out
 
 
-def derived_behind(root) -> bool:
+def derived_behind(root, now_ns: int | None = None) -> bool:
     """Whether derived data needs the background worker: the search index missing or not a database while there
-    are chunk files, or seed 000's JSON index files written (or last found current) when the search index looked
-    otherwise than now (their state file records index_signature as it was just before the snapshot they were
-    written from). A hint, never a verdict: the worker compares generations before it rewrites anything."""
+    are chunk files, or seed 000's JSON index files missing or changed since their pass wrote them, or behind the
+    search index and due for the worker's pass: written (or last found current) when it looked otherwise than now (their state file records index_signature as
+    it was just before the snapshot they were written from), more than JSON_PASS_INTERVAL ago (the pass is
+    coalesced: sooner, the worker would leave them as they are). A hint, never a verdict: the worker compares
+    generations before it rewrites anything."""
     root = os.fspath(root)
     if not index_readable(root):
         return os.path.isdir(os.path.join(root, "chunks"))
+    path = os.path.join(root, "index", JSON_STATE_NAME)
     try:
-        with open(os.path.join(root, "index", JSON_STATE_NAME), "rb") as fh:
+        with open(path, "rb") as fh:
             state = fastjson.loads(fh.read().decode("utf-8"))
+            written = os.fstat(fh.fileno()).st_mtime_ns
     except (OSError, ValueError, UnicodeDecodeError):
         return True
-    return not isinstance(state, dict) or state.get("index") != index_signature(root)
+    if not isinstance(state, dict) or _touched(root, state.get("files")):
+        return True  # missing, damaged or edited: at once
+    if state.get("index") == index_signature(root):
+        return False
+    return (time.time_ns() if now_ns is None else now_ns) - written >= JSON_PASS_INTERVAL * 1e9
+
+
+def _touched(root, files) -> bool:
+    """Whether any JSON index file differs from the [size, mtime_ns] its pass recorded."""
+    if not isinstance(files, dict):
+        return True
+    for name, recorded in files.items():
+        try:
+            st = os.stat(os.path.join(root, "index", name))
+        except OSError:
+            return True
+        if recorded != [st.st_size, st.st_mtime_ns]:
+            return True
+    return False

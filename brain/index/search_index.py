@@ -22,7 +22,7 @@ from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
 SCHEMA_VERSION = "6"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
-# replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, epoch and generation
+# replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, arrived, epoch and generation
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS chunks(
   tokens INTEGER NOT NULL,
   access_count INTEGER NOT NULL DEFAULT 0,
   last_accessed TEXT,
-  updated TEXT,  -- last written in this store (a revision, or the arrival of an imported or captured memory)
+  updated TEXT,  -- last revised
+  arrived TEXT,  -- when an imported or captured memory dated long before entered this store
   tags TEXT NOT NULL DEFAULT '',
   files TEXT NOT NULL DEFAULT '',
   path TEXT NOT NULL,
@@ -96,7 +97,7 @@ _SCHEMA = _TABLES + _INDEXES
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
             "pinned", "status", "replaced_at", "sensitivity", "category", "tokens", "access_count", "last_accessed",
-            "updated", "tags", "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds", "content",
+            "updated", "arrived", "tags", "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds", "content",
             "jmeta")
 
 
@@ -317,6 +318,7 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
         1 if md.get("pinned") else 0, md.get("status", "active"), md.get("superseded_at"),
         md.get("sensitivity", "low"), md.get("category"),
         int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"), md.get("updated"),
+        md.get("arrived"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
         content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), _value_kinds(chunk["content"]),
         chunk["content"], _metadata_entry(chunk, path),

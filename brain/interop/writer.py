@@ -14,7 +14,7 @@ import re
 from brain.interop.records import LinkRequest, Record, digest
 from brain.safety.redact import redact
 from brain.store.audit import audit
-from brain.store.build import build_chunk, stamp_arrival
+from brain.store.build import build_chunk
 from brain.store.chunk import new_chunk_id
 from brain.store.lifecycle import supersede
 from brain.store.validation import schema_errors
@@ -201,7 +201,6 @@ class Importer:
         added = []
         # ChunkStore's public writers derive ids; a restore keeps the record's own, so it uses the store's
         # locked write session directly (same lock, same index updates, committed when the block ends).
-        now = utc_now()
         with writing(self.store.layout, lock_timeout=self.store.lock_timeout, bulk=True,
                      keep=self.store.batch_job) as ctx:
             for data, rec in batch:
@@ -217,7 +216,7 @@ class Importer:
                 if errors:
                     self.report.error(rec.file, "invalid chunk: " + "; ".join(errors[:3]), rec.line)
                     continue
-                ctx.add(stamp_arrival(data, now, imported=True))
+                ctx.add(data)  # whole chunks from an export keep their own history
                 added.append(data["id"])
         for chunk_id in added:
             audit(self.store.root, "import", chunk_id, actor=self.store.actor, reason=f"import ({self.fmt})")

@@ -70,11 +70,11 @@ ON_TOPIC_COVERAGE_MIN = 0.1  # ...or this much, when the prompt also names what 
 RELATIVE_MIN = 0.15  # items scoring under this share of the best one are not worth their tokens
 COMMON_SHARE = 0.3  # a word in more than this share of memories is not searched for...
 COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
-# A word on more memories than this is ranked over its newest CAPPED_ROWS matches only: ranking costs ~1 ms per
+# A word on more memories than this is ranked over its newest CAPPED_ROWS matches only: ranking costs ~3 ms per
 # thousand matches (ORDER BY rank scores every one) — bench/run.py, 100k store. Capping the work, not the word,
 # keeps a prompt whose words are all this common in a large store answered (issue 17).
 COMMON_MAX_ROWS = 2000
-CAPPED_ROWS = 500
+CAPPED_ROWS = 150  # ~0.5 ms a word at 100,000 memories (bench/run.py)
 TERM_ROWS = 100  # best rows read per word
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
 MAX_CANDIDATES = 200  # best by text and context, then weighed
@@ -527,23 +527,32 @@ def _text_scores(conn, words, total):
 
 
 def _capped_scores(conn, capped, text, matched):
-    """Add the words on more than COMMON_MAX_ROWS memories: each ranked over its newest CAPPED_ROWS matches,
-    and all of them together (AND) over the newest CAPPED_ROWS memories holding every one, so that a prompt whose
-    words are all common in a large store still finds the memories that hold most of them. A row keeps its best
-    query (BM25 sums over a query's words; the one-word queries would count the AND's words twice)."""
-    best = {}
-    for query in [[w] for w in capped] + ([capped] if len(capped) > 1 else []):
-        match = " AND ".join(f'"{w}"' for w in query)
-        # the newest CAPPED_ROWS matches end at this rowid: found by walking rowids, which scores nothing
-        floor = conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                             (match, CAPPED_ROWS - 1)).fetchone()
-        for rowid, score in conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? AND rowid >= ? "
-                                         "ORDER BY rank LIMIT ?", (match, floor[0] if floor else 0, TERM_ROWS)):
-            if rowid not in best or score > best[rowid][0]:
-                best[rowid] = (score, query)
-    for rowid, (score, query) in best.items():
+    """Add the words on more than COMMON_MAX_ROWS memories, each ranked over its newest CAPPED_ROWS matches (a
+    bounded piece of work whatever the store's size): a memory among the newest matches of several of them gets
+    the sum of their scores (BM25 adds up over words), so a prompt whose words are all common in a large store
+    still finds the memories holding most of them. Two or three such words are also searched together (AND), over
+    the newest CAPPED_ROWS memories holding them all; a longer AND rarely matches anything."""
+    summed = {}
+    for word in capped:
+        for rowid, score in _newest_ranked(conn, f'"{word}"'):
+            total, words = summed.get(rowid, (0.0, []))
+            summed[rowid] = (total + score, words + [word])
+    if 2 <= len(capped) <= 3:
+        for rowid, score in _newest_ranked(conn, " AND ".join(f'"{w}"' for w in capped)):
+            if score > summed.get(rowid, (0.0,))[0]:
+                summed[rowid] = (score, list(capped))
+    for rowid, (score, words) in summed.items():
         text[rowid] = text.get(rowid, 0.0) + score
-        matched.setdefault(rowid, []).extend(query)
+        matched.setdefault(rowid, []).extend(words)
+
+
+def _newest_ranked(conn, match: str):
+    """(rowid, BM25) of the TERM_ROWS best among the newest CAPPED_ROWS rows matching `match`: the boundary is
+    found by walking rowids (which scores nothing), then only rows past it are ranked."""
+    floor = conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                         (match, CAPPED_ROWS - 1)).fetchone()
+    return conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?",
+                        (match, floor[0] if floor else 0, TERM_ROWS)).fetchall()
 
 
 def _coverage(matched: dict, idf: dict) -> dict:

@@ -4,11 +4,10 @@ changed (so the next session start finds them ready; gardening refreshes CORE.md
 then runs the coalesced pass that brings derived data up to date: a search index that is damaged or missing is
 rebuilt, and seed 000's JSON index files are rewritten when they are behind, at most once every
 JSON_PASS_INTERVAL seconds unless they are damaged (at 100,000 memories they hold ~40 MB: a session that writes
-after every turn must not rewrite them after every turn)."""
+after every turn must not rewrite them after every turn: index/fingerprint.JSON_PASS_INTERVAL)."""
 from brain.index import access
+from brain.index.fingerprint import JSON_PASS_INTERVAL
 from brain.session.brief import refresh_briefs
-
-JSON_PASS_INTERVAL = 600.0
 
 
 def bring_derived_current(store) -> None:

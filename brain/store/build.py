@@ -18,8 +18,8 @@ MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
 TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks deleted with --permanent
 
-METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "project", "project_name",
-                   "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
+METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "arrived", "project",
+                   "project_name", "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
                    "original_type", "superseded_at", "files", "part", "provenance", "extra", "scope")
 _RESERVED = ("created", "conversation_id", "source", "confidence")
 
@@ -116,19 +116,19 @@ def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, 
 ARRIVAL_GAP_SECONDS = 86400  # a captured or imported memory dated more than this before it is written here...
 
 
-def stamp_arrival(chunk: dict, now: str, *, imported: bool = False) -> dict:
-    """...carries metadata.updated = `now`, its arrival in this store: gardening counts idleness from it, not from
+def stamp_arrival(chunk: dict, now: str) -> dict:
+    """...carries metadata.arrived = `now`, its arrival in this store: gardening counts idleness from it, not from
     the memory's own date (a legacy import dated 287 days ago is not dormant on the day it arrives). A captured
     or imported memory is one with a provenance kind or the import source; what a caller stores with a date of
-    its choosing through the library keeps that date as its age. `imported`: it is one whatever it says (a
-    whole chunk from an export)."""
+    its choosing through the library keeps that date as its age, and a whole chunk restored from rlm-mem's own
+    export keeps its history (its `updated`, its uses)."""
     md = chunk["metadata"]
-    if not (imported or (md.get("provenance") or {}).get("kind") or md.get("source") == "import"):
+    if not ((md.get("provenance") or {}).get("kind") or md.get("source") == "import"):
         return chunk
     then, arrived = epoch_seconds(md.get("created")), epoch_seconds(now)
     if then is not None and arrived is not None and arrived - then > ARRIVAL_GAP_SECONDS \
-            and (md.get("updated") or "") < now:
-        md["updated"] = now
+            and (md.get("arrived") or "") < now:
+        md["arrived"] = now
     return chunk
 
 
