@@ -84,8 +84,10 @@ def _dig(*path):
 FIGURES = (
     Figure("ss_ratio", "SessionStart hook / bare (brief cached)", "×", _dig("hooks", "session_start", "ratio"),
            {10_000: 2.0, 100_000: 3.0}),
-    Figure("ss_write_ratio", "first SessionStart after a write / bare", "×",
+    Figure("ss_write_ratio", "first SessionStart after `remember` / bare", "×",
            _dig("hooks", "session_start_after_write", "ratio"), {None: 2.0}),
+    Figure("ss_compute_ratio", "SessionStart computing its brief / bare", "×",
+           _dig("hooks", "session_start_computed", "ratio")),
     Figure("ups_ratio", "UserPromptSubmit / bare, a matching prompt", "×", _dig("hooks", "ups_match", "ratio"),
            {None: 2.5}),
     Figure("ups_nomatch_ratio", "UserPromptSubmit / bare, a prompt nothing matches", "×",
@@ -95,8 +97,9 @@ FIGURES = (
     Figure("recall_ratio", "`rlm-mem recall` / bare", "×", _dig("hooks", "recall", "ratio")),
     Figure("bare_ms", "bare `python -I -c pass` (under bash)", "ms", _dig("hooks", "bare", "median_s")),
     Figure("ss_ms", "SessionStart hook (brief cached)", "ms", _dig("hooks", "session_start", "median_s")),
-    Figure("ss_write_ms", "first SessionStart after a write", "ms",
+    Figure("ss_write_ms", "first SessionStart after `remember`", "ms",
            _dig("hooks", "session_start_after_write", "median_s")),
+    Figure("ss_compute_ms", "SessionStart computing its brief", "ms", _dig("hooks", "session_start_computed", "median_s")),
     Figure("ups_ms", "UserPromptSubmit, a matching prompt", "ms", _dig("hooks", "ups_match", "median_s")),
     Figure("ups_nomatch_ms", "UserPromptSubmit, a prompt nothing matches", "ms", _dig("hooks", "ups_nomatch", "median_s")),
     Figure("recall_ms", "`rlm-mem recall`", "ms", _dig("hooks", "recall", "median_s")),
@@ -142,6 +145,7 @@ def _garden_done(applied):
 
 TROUBLE = {"ss_ratio": ("hooks", "session_start"), "ups_ratio": ("hooks", "ups_match"),
            "ups_nomatch_ratio": ("hooks", "ups_nomatch"), "ss_write_ratio": ("hooks", "session_start_after_write"),
+           "ss_compute_ratio": ("hooks", "session_start_computed"),
            "recall_ratio": ("hooks", "recall"), "end_s": ("session_end",), "capture_s": ("capture",),
            "import_rate": ("import",), "reindex_s": ("reindex",), "remember_s": ("remember",),
            "json_pass_s": ("json_pass",)}

@@ -293,6 +293,7 @@ def measure_hooks(ws: Workspace, runs: int) -> dict:
     out["ups_match"]["answered"] = answered  # prompt -> runs that got context (answered at 1k, not at 100k: a miss)
     out["recall"]["with_output"] = sum(1 for s in samples["recall"] if s.code == 0 and s.stdout.strip())
     out["session_start_after_write"] = measure_start_after_write(ws, start_payload, runs)
+    out["session_start_computed"] = measure_start_after_write(ws, start_payload, runs, computed=True)
     return out
 
 
@@ -300,15 +301,19 @@ def _context(sample: Sample) -> bool:
     return '"additionalContext"' in sample.stdout
 
 
-def measure_start_after_write(ws: Workspace, payload: dict, runs: int) -> dict:
-    """The first SessionStart after a write: each run follows a `rlm-mem remember` (not timed), so its brief is
-    computed, not reused. The detached worker it may start is stopped before the next run."""
+def measure_start_after_write(ws: Workspace, payload: dict, runs: int, *, computed: bool = False) -> dict:
+    """The first SessionStart after a write: each run follows a `rlm-mem remember` (not timed), which refreshes
+    this project's brief. With `computed`, the brief cache is removed first, so the hook computes it (what a
+    start after any other write pays). The detached worker a start may begin is stopped before the next run."""
     bare, hook = [], []
     command, stdin = hook_command("SessionStart", payload), event_json("SessionStart", payload)
     for i in range(runs + 1):
         note = f"Session-start bench note {i}: the bench cache keeps entries for {60 + i} seconds."
         run_once(f"{RLM_MEM} remember {shlex.quote(note)} --tags bench", env=ws.env, cwd=ws.cwd)
         stop_workers(ws.memory)
+        if computed:
+            for brief in (ws.memory / "state" / "brief").glob("*.json"):
+                brief.unlink()
         b = run_once(BARE, env=ws.env, cwd=ws.cwd)
         h = run_once(command, env=ws.env, cwd=ws.cwd, stdin=stdin)
         stop_workers(ws.memory)

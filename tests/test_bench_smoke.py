@@ -23,7 +23,8 @@ def test_benchmark_prints_its_table(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     table = proc.stdout
     assert "| figure | target | 300 chunks |" in table
-    for row in ("SessionStart hook / bare", "first SessionStart after a write / bare",
+    for row in ("SessionStart hook / bare", "first SessionStart after `remember` / bare",
+                "SessionStart computing its brief / bare",
                 "UserPromptSubmit / bare, a matching prompt", "UserPromptSubmit / bare, a prompt nothing matches",
                 "SessionEnd hook, 5 MB transcript", "capture: `rlm-mem ingest`", "bulk import", "`rlm-mem reindex`",
                 "peak RSS, `rlm-mem reindex`", "single `rlm-mem remember`", "JSON index pass", "gardening run",

@@ -19,6 +19,7 @@ def bring_derived_current(store) -> None:
         pass
     try:
         store.refresh_json_indexes(min_age=JSON_PASS_INTERVAL)
+        refresh_briefs(store.root, stale_only=True)  # a write made outside a capture: the next start finds it ready
     except Exception:  # noqa: BLE001 - see above
         pass
 
