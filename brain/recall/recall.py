@@ -74,7 +74,7 @@ COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
 # thousand matches (ORDER BY rank scores every one) — bench/run.py, 100k store. Capping the work, not the word,
 # keeps a prompt whose words are all this common in a large store answered (issue 17).
 COMMON_MAX_ROWS = 2000
-CAPPED_ROWS = 150  # ~0.5 ms a word at 100,000 memories (bench/run.py)
+CAPPED_ROWS = 100  # ~0.3 ms a word at 100,000 memories (bench/run.py)
 TERM_ROWS = 100  # best rows read per word
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
 MAX_CANDIDATES = 200  # best by text and context, then weighed
