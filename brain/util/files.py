@@ -42,26 +42,8 @@ def _temp_file(folder: str):
 
 
 def atomic_write_bytes(path, data: bytes, *, fsync: bool = True) -> None:
-    path = os.fspath(path)
-    folder = os.path.dirname(path) or "."
-    ensure_dir(folder)
-    fd, tmp = _temp_file(folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if fsync:
-                os.fsync(fh.fileno())
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-        if fsync:  # the new directory entry too: a power cut must not lose a file reported as saved
-            _fsync_dir(folder)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_stream(path, fsync=fsync) as fh:
+        fh.write(data)
 
 
 def _fsync_dir(folder: str) -> None:
@@ -127,22 +109,24 @@ class BatchWriter:
 
 
 @contextmanager
-def atomic_stream(path):
-    """A binary file to write `path` piece by piece, atomically: a temp file in the same folder, fsync, replace,
-    folder fsync when the block ends without error; removed when it raises. For files too large to hold in
-    memory whole (the JSON indexes of a large store)."""
+def atomic_stream(path, *, fsync: bool = True):
+    """A binary file to write `path` with, atomically: a temp file in the same folder, fsync, replace, folder
+    fsync when the block ends without error; removed when it raises. Files too large to hold in memory whole (the
+    JSON indexes of a large store) are written through it piece by piece."""
     path = os.fspath(path)
     folder = os.path.dirname(path) or "."
     ensure_dir(folder)
     fd, tmp = _temp_file(folder)
     try:
-        with os.fdopen(fd, "wb", buffering=1 << 20) as fh:
+        with os.fdopen(fd, "wb", buffering=1 << 16) as fh:
             yield fh
             fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                os.fsync(fh.fileno())
         os.chmod(tmp, FILE_MODE)
         os.replace(tmp, path)
-        _fsync_dir(folder)
+        if fsync:  # the new directory entry too: a power cut must not lose a file reported as saved
+            _fsync_dir(folder)
     except BaseException:
         try:
             os.unlink(tmp)
