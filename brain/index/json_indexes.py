@@ -164,26 +164,14 @@ def _write_object(path: str, head: str, members) -> None:
 
 
 class JsonIndexes:
-    """In-memory view of the three index files; load, mutate, save (under the store lock)."""
+    """The three files' content built in memory from chunk dicts, the way seed 000 defines them: what doctor
+    compares the files with (write_from must give the same bytes)."""
 
     def __init__(self, index_dir: Path):
         self.dir = Path(index_dir)
         self.metadata: dict = {}
         self.tags: dict = {}
         self.links: dict = {}
-
-    def load(self) -> "JsonIndexes":
-        self.metadata = self._read("metadata_index.json", "chunks")
-        self.tags = {t: set(ids) for t, ids in self._read("tag_index.json", "tags").items()}
-        self.links = self._read("link_graph.json", "links")
-        return self
-
-    def _read(self, name, key) -> dict:
-        try:
-            value = read_json(self.dir / name)
-            return dict(value.get(key) or {}) if isinstance(value, dict) else {}
-        except (OSError, ValueError):
-            return {}
 
     def add(self, chunk: dict, path: str) -> None:
         cid = chunk["id"]
@@ -206,20 +194,9 @@ class JsonIndexes:
                     del self.tags[tag]
         self.links.pop(cid, None)
 
-    def referrers(self, target: str) -> list:
-        """Active chunks whose links point at `target`."""
-        return sorted(src for src, types in self.links.items() if any(target in ts for ts in types.values()))
-
     def dumps(self) -> dict:
         meta = {"version": VERSION, "count": len(self.metadata), "chunks": dict(sorted(self.metadata.items()))}
         tags = {"version": VERSION, "tags": {t: sorted(ids) for t, ids in sorted(self.tags.items())}}
         links = {"version": VERSION, "links": dict(sorted(self.links.items()))}
-        return {
-            "metadata_index.json": json.dumps(meta, ensure_ascii=False, separators=(",", ":")) + "\n",
-            "tag_index.json": json.dumps(tags, ensure_ascii=False, separators=(",", ":")) + "\n",
-            "link_graph.json": json.dumps(links, ensure_ascii=False, separators=(",", ":")) + "\n",
-        }
-
-    def save(self) -> None:
-        for name, text in self.dumps().items():
-            atomic_write_text(self.dir / name, text)
+        return {name: _compact(value) + "\n" for name, value in
+                (("metadata_index.json", meta), ("tag_index.json", tags), ("link_graph.json", links))}

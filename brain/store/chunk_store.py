@@ -184,7 +184,7 @@ class ChunkStore:
                 on_error(i, exc)
         with self._writing(bulk=len(built) > 8 if bulk is None else bulk) as session:
             created = self._add_all(session, built, auto_link=auto_link, chain=chain)
-        self._audit_saved(session, action, [chunk["id"] for chunk in session.added], reason=reason)
+        self._audit_saved(action, [chunk["id"] for chunk in session.added], reason=reason)
         if added is not None:
             added.extend(Chunk.from_dict(c) for c in session.added)
         return created
@@ -216,7 +216,7 @@ class ChunkStore:
             previous = chunk["id"]
         return created
 
-    def _audit_saved(self, session, action: str, chunk_ids: list, *, reason=None, details=None) -> None:
+    def _audit_saved(self, action: str, chunk_ids: list, *, reason=None, details=None) -> None:
         """The audit lines of a write that is saved: a failure to append them (a full disk) must not read as a
         failed write, which a person would retry into a duplicate, so it is a warning naming what was saved."""
         try:
@@ -228,7 +228,6 @@ class ChunkStore:
         except OSError as exc:
             shown = ", ".join(chunk_ids[:5]) + (" ..." if len(chunk_ids) > 5 else "")
             log.warning("saved %s; the audit line could not be written (%s)", shown, exc.strerror or exc)
-        self.last_index_error = session.index_error
 
     def revise_chunk(self, chunk_id: str, *, reason=None, **changes) -> Chunk:
         """Change content, type, tags, links or metadata fields (e.g. confidence=0.98); returns the chunk.
@@ -241,7 +240,7 @@ class ChunkStore:
             _apply_changes(data, changes, self.engine.max_tokens)
             check("chunk", data)
             session.write(data)
-        self._audit_saved(session, "update", [chunk_id], reason=reason, details={"fields": sorted(changes)})
+        self._audit_saved("update", [chunk_id], reason=reason, details={"fields": sorted(changes)})
         return Chunk.from_dict(data)
 
     def update_chunk(self, chunk_id: str, *, reason=None, **changes):
@@ -278,7 +277,7 @@ class ChunkStore:
             session.forget(chunk_id)
             if str(keyed.get("hash", "")).startswith("key:"):  # captured: capturing it again must not revive it
                 bury(self.layout.state_dir, keyed["hash"])
-        self._audit_saved(session, "delete", [chunk_id], reason=reason)
+        self._audit_saved("delete", [chunk_id], reason=reason)
         self.purge_derived(chunk_id)
         return True
 
@@ -307,7 +306,7 @@ class ChunkStore:
                 session.moved(chunk_id)
                 session.forget(chunk_id)
                 moved.append(chunk_id)
-        self._audit_saved(session, "archive", moved, reason=reason)
+        self._audit_saved("archive", moved, reason=reason)
         return moved
 
     def purge_derived(self, chunk_id: str) -> None:
@@ -338,7 +337,7 @@ class ChunkStore:
             os.replace(src, dest)
             session.moved(chunk_id)
             session.index(data, dest)
-        self._audit_saved(session, "restore", [chunk_id], reason=reason)
+        self._audit_saved("restore", [chunk_id], reason=reason)
         return Chunk.from_dict(data)
 
     def link_chunks(self, source_id: str, target_id: str, link_type: str, *, reason=None,
@@ -362,7 +361,7 @@ class ChunkStore:
             elif target_id not in targets:
                 targets.append(target_id)
             session.write(data)
-        self._audit_saved(session, "unlink" if remove else "link", [source_id], reason=reason,
+        self._audit_saved("unlink" if remove else "link", [source_id], reason=reason,
                           details={"type": link_type, "target": target_id})
         return Chunk.from_dict(data)
 
@@ -371,9 +370,10 @@ class ChunkStore:
         """Rebuild every derived structure from the chunk files (and fold pending access counts first).
 
         Under the store lock, in one transaction of the search index: writers wait for it, and readers see the
-        old index until the new one is complete (never an empty or half-built one). The chunk files are read by a
-        second thread while this one inserts (SQLite indexes with the interpreter lock released), batch by batch:
-        memory does not grow with the store. `progress(done, total)` is called as files are read."""
+        old index until the new one is complete (never an empty or half-built one). Batch by batch (memory does
+        not grow with the store), the chunk files of a large store parsed by other processes while this one
+        inserts (_parsed_batches); the secondary indexes made once the rows are in. `progress(done, total)` is
+        called as files are read."""
         self.fold_access()
         self.layout.ensure()
         with store_lock(self.root, self.lock_timeout):

@@ -95,7 +95,6 @@ def writing(layout, *, lock_timeout=None, bulk: bool = False, keep: bool = False
 class WriteSession:
     def __init__(self, layout, *, bulk: bool = False, keep: bool = False):
         self.layout = layout
-        self.bulk = bulk
         self.keep = keep
         self.added: list = []
         self.new_paths: list = []  # chunk files this session created: removed again if it fails
