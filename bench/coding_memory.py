@@ -20,6 +20,7 @@ import argparse
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,11 +46,21 @@ def holds(context: str, value: str) -> bool:
     return _flat(value) in _flat(context)
 
 
+def says_replaced(line: str, value: str) -> bool:
+    """Whether the line itself says `value` was replaced: "replace zap with slog", "from `30 2 * * *` to ...",
+    "instead of 8087", "drop Celery", "8087 -> 8090"."""
+    v = re.escape(_flat(value))
+    return re.search(rf"(?:replac\w*|instead of|from|drop\w*|switch\w* from|ditch\w*)\s+[`'\"]?{v}|{v}[`'\"]?\s*"
+                     rf"(?:->|→)", _flat(line)) is not None
+
+
 def shown_as_current(context: str, value: str, current=()) -> bool:
-    """Whether `value` appears on a line of the context that neither marks its memory as replaced nor states the
-    current value beside it (a line saying "replace Celery with arq" tells which one holds)."""
+    """Whether `value` appears on a line of the context that neither marks its memory as replaced, nor says the
+    value was replaced, nor states the current value beside it (a line saying "replace Celery with arq" tells which
+    one holds)."""
     return any(holds(line, value) and not any(m in line.lower() for m in REPLACED_MARKS)
-               and not any(holds(line, c) for c in current) for line in context.splitlines())
+               and not says_replaced(line, value) and not any(holds(line, c) for c in current)
+               for line in context.splitlines())
 
 
 def run_history(name: str, *, show: bool = False, keep: Path | None = None) -> dict:

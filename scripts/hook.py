@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
-"""Claude Code hook entry point: `python -I -S hook.py EVENT` with the event's JSON on stdin.
+"""Claude Code hook entry point: `python3 -I -S hook.py EVENT` with the event's JSON on stdin.
 
 EVENT is session-start, user-prompt-submit, stop, pre-compact or session-end. All logic lives in
 brain/hooks/; this file only makes the bundle importable and fails open if even that goes wrong.
 Hooks run with -S (no `site`): that saves a third of the interpreter's start-up, and the hot paths need only the
-standard library. The venv's site-packages goes at the end of sys.path for the few writers that need filelock.
+standard library. The few writers that need a package (filelock) find it where brain/context/dependencies.py
+says (the set-up's .venv, or the person's cache folder); an installed plugin's copy gets no bytecode written in it.
 """
 import os
 import sys
 
+if sys.version_info < (3, 10):  # e.g. an old system python3: say so once, never break the session
+    sys.stderr.write(f"rlm-mem: hooks need Python 3.10 or newer; python3 is {sys.version.split()[0]}\n")
+    sys.exit(0)
+
 BUNDLE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, BUNDLE)
-if "site" not in sys.modules:
-    sys.path.append(os.path.join(BUNDLE, ".venv", "lib", f"python{sys.version_info[0]}.{sys.version_info[1]}",
-                                 "site-packages"))
+sys.dont_write_bytecode = True  # until prepare() knows where bytecode may go
 
 try:
+    from brain.context.dependencies import prepare
+
+    prepare(BUNDLE)
     from brain.hooks.runner import main
 except BaseException as exc:  # a broken install must not break the session
     sys.stderr.write(f"rlm-mem: hook unavailable: {type(exc).__name__}: {exc}\n")

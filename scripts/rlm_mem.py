@@ -1,11 +1,43 @@
 #!/usr/bin/env python3
-"""Run the rlm-mem CLI from the bundle without installing it: `scripts/rlm_mem.py --help`."""
+"""The rlm-mem command line straight from the bundle, whichever way it was installed: `scripts/rlm_mem.py --help`
+(`bin/rlm-mem` runs it with the right interpreter).
+
+Its packages come from the set-up's .venv or from the person's cache folder (brain/context/dependencies.py); when
+they are not there yet (an installed plugin's first run), they are installed there first, once
+(brain/setup/provision.py). Nothing is written inside an installed plugin's copy, bytecode included.
+"""
+import importlib
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUNDLE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, BUNDLE)
+sys.dont_write_bytecode = True  # until prepare() knows where bytecode may go
 
-from brain.cli.main import cli  # noqa: E402
+from brain.context.dependencies import prepare, ready  # noqa: E402
+
+prepare(BUNDLE)
+if not ready(BUNDLE):
+    from brain.setup.provision import ProvisionError, provision  # noqa: E402
+
+    background = "--background" in sys.argv  # the worker hooks start
+    if not background:
+        sys.stderr.write("rlm-mem: installing its Python packages (first run only, about a minute at most)\n")
+    try:
+        provision(BUNDLE, background=background)
+    except ProvisionError as exc:
+        sys.stderr.write(f"Error: {exc}\n")
+        sys.exit(1)
+    importlib.invalidate_caches()  # the packages' folder did not exist when the import system first looked
+    if not ready(BUNDLE):  # another worker is installing them: it captures what is queued when it is done
+        sys.exit(0)
+
+try:
+    from brain.cli.main import cli  # noqa: E402
+except ImportError as exc:
+    sys.stderr.write(f"Error: rlm-mem's Python packages are missing ({exc}); run the README's set-up command in "
+                     f"{BUNDLE}\n")
+    sys.exit(1)
 
 if __name__ == "__main__":
     cli(prog_name="rlm-mem")

@@ -54,7 +54,7 @@ def test_hooks_json_is_plugin_format_and_works_from_a_path_with_spaces(tmp_path,
     spaced.symlink_to(BUNDLE_ROOT)
     for event in EVENTS:
         (command, _), = hook_commands(event, {}, spaced)
-        assert f'"{spaced}/.venv/bin/python"' in command
+        assert f'"{spaced}/scripts/run-python" -I -S' in command
         run = one(fire(event, {"session_id": "x", "cwd": str(project), "prompt": "hi", "source": "startup"},
                        bundle_root=spaced))
         assert run.returncode == 0 and run.stderr == "", (event, run.stderr)
@@ -293,9 +293,10 @@ def test_high_sensitivity_memories_are_not_injected(tmp_path, project, isolated_
 def test_install_and_uninstall_merge_settings(tmp_path):
     proj = tmp_path / "app"
     (proj / ".claude").mkdir(parents=True)
-    settings = proj / ".claude" / "settings.json"
+    settings = proj / ".claude" / "settings.local.json"  # a project's hooks name this machine's paths
     original = {"model": "opus", "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}}
     settings.write_text(json.dumps(original))
+    before = settings.read_bytes()
     first = subprocess.run([RLM, "install", "--project", str(proj)], capture_output=True, text=True)
     assert first.returncode == 0, first.stderr
     merged = json.loads(settings.read_text())
@@ -304,10 +305,10 @@ def test_install_and_uninstall_merge_settings(tmp_path):
     assert (proj / ".claude" / "skills" / "rlm-mem").exists()
     again = subprocess.run([RLM, "install", "--project", str(proj)], capture_output=True, text=True)
     assert again.returncode == 0 and json.loads(settings.read_text()) == merged
-    assert list((proj / ".claude").glob("settings.json.bak*"))
+    assert sorted(p.name for p in (proj / ".claude").iterdir()) == ["settings.local.json", "skills"]  # no backups
     out = subprocess.run([RLM, "uninstall", "--project", str(proj)], capture_output=True, text=True)
-    assert out.returncode == 0 and json.loads(settings.read_text()) == original
-    assert not (proj / ".claude" / "skills" / "rlm-mem").exists()
+    assert out.returncode == 0 and settings.read_bytes() == before
+    assert sorted(p.name for p in (proj / ".claude").iterdir()) == ["settings.local.json"]
 
 
 def test_where_explains_the_folder(isolated_memory):

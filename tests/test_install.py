@@ -1,4 +1,5 @@
-"""Settings merge: install next to other hooks, idempotence, backups, exact uninstall, refusal, odd paths."""
+"""Settings merge: install next to other hooks, the file's own formatting kept, idempotence, a backup and a record
+outside the project, byte-identical uninstall with nothing left behind, refusal, odd paths (issue 3, issue 14)."""
 import json
 import os
 import shlex
@@ -8,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from brain.setup import install as inst
-from brain.setup.install import InstallError, bundle_hooks, install, uninstall
+from brain.setup.install import InstallError, bundle_hooks, install, records_dir, uninstall
 
-PY = '"${CLAUDE_PLUGIN_ROOT}/.venv/bin/python"'
+PY = '"${CLAUDE_PLUGIN_ROOT}/scripts/run-python" -I -S'
 HOOK = '"${CLAUDE_PLUGIN_ROOT}/scripts/hook.py"'
 HOOKS_JSON = {"hooks": {
     "SessionStart": [{"matcher": "startup|resume|clear|compact",
@@ -64,8 +65,8 @@ def test_bundle_hooks_substitutes_the_root_inside_its_quotes(bundle):
     hooks = bundle_hooks(bundle)
     command = hooks["SessionStart"][0]["hooks"][0]["command"]
     assert "${CLAUDE_PLUGIN_ROOT}" not in json.dumps(hooks)
-    assert shlex.split(command) == [f"{bundle.resolve()}/.venv/bin/python", f"{bundle.resolve()}/scripts/hook.py",
-                                    "session-start"]
+    assert shlex.split(command) == [f"{bundle.resolve()}/scripts/run-python", "-I", "-S",
+                                    f"{bundle.resolve()}/scripts/hook.py", "session-start"]
     assert hooks["SessionStart"][0]["matcher"] == "startup|resume|clear|compact"
     assert hooks["SessionStart"][0]["hooks"][0]["timeout"] == 10
 
@@ -85,42 +86,41 @@ def test_install_merges_next_to_existing_settings(bundle, project):
     settings_path = write_settings(project)
     report = install(settings_path, bundle, skills_dir=None)
     after = read(settings_path)
-    assert {k: v for k, v in after.items() if k != "hooks"} == {k: v for k, v in ORIGINAL.items() if k != "hooks"}
+    same = ("hooks", "permissions")
+    assert {k: v for k, v in after.items() if k not in same} == {k: v for k, v in ORIGINAL.items() if k not in same}
+    assert after["permissions"]["allow"] == ["Bash(git status)", "Skill(rlm-mem)"]  # the skill pre-approved
     assert after["hooks"]["SessionStart"][0] == OTHER_HOOK  # the other hook stays first and untouched
     assert after["hooks"]["PreToolUse"] == ORIGINAL["hooks"]["PreToolUse"]
     for event in ("SessionStart", "UserPromptSubmit", "SessionEnd"):
         assert our_groups(after, event) == bundle_hooks(bundle)[event]
     assert len(report.added) == 3 and report.changed
     assert report.backup and read(report.backup) == ORIGINAL
-    assert report.backup.name.startswith("settings.json.bak-")
-    manifest = read(project / ".claude" / "rlm-mem-install.json")
-    assert set(manifest["settings.json"]["created_events"]) == {"UserPromptSubmit", "SessionEnd"}
+    assert not report.backup.is_relative_to(project) and report.backup.parent == records_dir()
+    assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]  # no backup, no record
 
 
 def test_second_run_adds_nothing(bundle, project):
     settings_path = write_settings(project)
     install(settings_path, bundle, skills_dir=project / "skills")
     first = settings_path.read_bytes()
-    backups = sorted(project.glob(".claude/*.bak-*"))
-    manifest = (project / ".claude" / "rlm-mem-install.json").read_bytes()
+    records = {p.name: p.read_bytes() for p in records_dir().iterdir()}
     report = install(settings_path, bundle, skills_dir=project / "skills")
     assert not report.added and not report.removed and not report.changed
     assert len(report.unchanged) == 3 and "already installed" in report.summary()
     assert settings_path.read_bytes() == first
-    assert sorted(project.glob(".claude/*.bak-*")) == backups  # no change, no new backup
-    assert (project / ".claude" / "rlm-mem-install.json").read_bytes() == manifest
+    assert {p.name: p.read_bytes() for p in records_dir().iterdir()} == records  # no new backup, same record
 
 
-def test_uninstall_restores_the_original_json_value(bundle, project):
+def test_uninstall_gives_the_file_back_byte_for_byte_and_leaves_nothing(bundle, project):
     settings_path = write_settings(project)
+    before = settings_path.read_bytes()
     install(settings_path, bundle, skills_dir=project / "skills", memory_dir=project / ".memory")
     install(settings_path, bundle, skills_dir=project / "skills", memory_dir=project / ".memory")
-    report = uninstall(settings_path)
-    assert read(settings_path) == ORIGINAL
-    assert len(report.removed) == 3
-    assert not (project / "skills" / "rlm-mem").exists() and not (project / "skills" / "rlm-mem").is_symlink()
+    uninstall(settings_path)
+    assert settings_path.read_bytes() == before
+    assert not (project / "skills").exists()  # install made the folder: it goes with the link
     assert not (project / ".rlm-mem.json").exists()
-    assert not (project / ".claude" / "rlm-mem-install.json").exists()
+    assert list(records_dir().iterdir()) == []  # record and backup gone too
 
 
 def test_install_creates_a_missing_settings_file_and_uninstall_removes_it(bundle, tmp_path):
@@ -163,7 +163,7 @@ def test_invalid_settings_are_refused_and_never_overwritten(bundle, project, con
     with pytest.raises(InstallError, match="settings.json"):
         install(settings_path, bundle, skills_dir=project / "skills")
     assert settings_path.read_text() == content
-    assert not list(project.glob(".claude/*.bak-*")) and not (project / "skills").exists()
+    assert not records_dir().exists() and not (project / "skills").exists()
 
 
 def test_missing_or_broken_hooks_json_is_a_clear_error(tmp_path, project):
@@ -192,8 +192,8 @@ def test_skill_symlink_and_pointer_fallback(bundle, project, monkeypatch):
     report = install(settings_path, bundle, skills_dir=skills)
     text = (link / "SKILL.md").read_text()
     assert "pointer" in report.summary()
-    assert text.startswith("---\nname: rlm-mem\ndescription: \"Memory that lasts. Use it always.\"\n---\n")
-    assert str(bundle.resolve() / "SKILL.md") in text
+    assert text.startswith("---\nname: rlm-mem\ndescription: \"Memory that lasts. Use it always.\"\n")
+    assert str(bundle.resolve() / "SKILL.md") in text and f'`"{bundle.resolve()}/bin/rlm-mem"`' in text
     uninstall(settings_path)
     assert not link.exists() and read(settings_path) == ORIGINAL
 
@@ -252,7 +252,8 @@ def test_uninstall_without_record_needs_the_bundle(bundle, project):
     with pytest.raises(InstallError):
         uninstall(settings_path)
     install(settings_path, bundle, skills_dir=None)
-    (project / ".claude" / "rlm-mem-install.json").unlink()
+    for record in records_dir().iterdir():
+        record.unlink()
     uninstall(settings_path, bundle)
     after = read(settings_path)
     assert all(not our_groups(after, e) for e in after["hooks"])
@@ -290,3 +291,65 @@ def test_moving_the_memory_folder_replaces_the_old_record(bundle, project, tmp_p
     assert read(settings_path)["env"]["RLM_MEM_DIR"] == str((tmp_path / "elsewhere").resolve())
     uninstall(settings_path)
     assert read(settings_path) == {"theme": "dark"}
+
+
+@pytest.mark.parametrize("text", [
+    '{\n\t"model": "opus",\n\t"hooks": {\n\t\t"SessionStart": [\n\t\t\t{"hooks": [{"type": "command", "command": "x"}]}'
+    '\n\t\t]\n\t}\n}\n',
+    '{"model": "opus", "permissions": {"allow": []}}',
+    '{\r\n    "permissions": {\r\n        "allow": [\r\n            "Bash(ls)"\r\n        ]\r\n    }\r\n}\r\n',
+    "{}", "  \n", "",
+])
+def test_the_files_own_formatting_is_kept_and_uninstall_is_byte_identical(bundle, project, text):
+    settings_path = project / ".claude" / "settings.local.json"
+    settings_path.write_bytes(text.encode())
+    install(settings_path, bundle, skills_dir=project / ".claude" / "skills")
+    after = settings_path.read_bytes().decode()
+    if "\n" in text.strip():  # each of the file's lines is still there, in order; only lines were added
+        lines = iter(after.splitlines())
+        assert all(any(line.rstrip(",") == kept.rstrip(",") for kept in lines) for line in text.splitlines()), after
+    elif text.strip() not in ("", "{}"):
+        assert "\n" not in after.strip()  # a one-line file stays one line
+    assert ("\r\n" in after) == ("\r\n" in text)  # the file's line ends
+    assert set(read(settings_path)["hooks"]) >= set(HOOKS_JSON["hooks"])
+    uninstall(settings_path)
+    assert settings_path.read_bytes().decode() == text
+    assert not (project / ".claude" / "skills").exists()
+
+
+def test_uninstall_after_claude_code_rewrote_the_file_keeps_what_it_added(bundle, project):
+    settings_path = write_settings(project)
+    install(settings_path, bundle, skills_dir=None)
+    settings = read(settings_path)
+    settings["permissions"]["allow"].append("Bash(npm test:*)")  # the person said "always allow" since
+    settings_path.write_text(json.dumps(settings, indent=2))  # as Claude Code writes it
+    uninstall(settings_path)
+    assert read(settings_path) == dict(ORIGINAL, permissions={"allow": ["Bash(git status)", "Bash(npm test:*)"]})
+
+
+def cli(*args, env):
+    rlm = inst.Path(__file__).resolve().parents[1] / ".venv" / "bin" / "rlm-mem"
+    return subprocess.run([str(rlm), *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_project_install_writes_only_local_files_and_uninstall_leaves_nothing(tmp_path):
+    app = tmp_path / "app"
+    app.mkdir()
+    subprocess.run(["git", "init", "-q", str(app)], check=True)
+    (app / ".claude").mkdir()
+    committed = app / ".claude" / "settings.json"
+    committed.write_text('{"model": "opus"}\n')
+    exclude = app / ".git" / "info" / "exclude"
+    before = {p: p.read_bytes() for p in (committed, exclude)}
+    env = dict(os.environ, HOME=str(tmp_path / "home"))
+    done = cli("install", "--project", str(app), env=env)
+    assert done.returncode == 0, done.stderr
+    local = read(app / ".claude" / "settings.local.json")
+    assert "SessionStart" in local["hooks"] and local["permissions"]["allow"] == ["Skill(rlm-mem)"]
+    assert committed.read_bytes() == before[committed]  # nothing machine-specific in the committed file
+    status = subprocess.run(["git", "-C", str(app), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert status.splitlines() == ["?? .claude/settings.json"], status  # settings.local.json and the skill: ignored
+    assert cli("uninstall", "--project", str(app), env=env).returncode == 0
+    assert {p: p.read_bytes() for p in (committed, exclude)} == before
+    assert sorted(p.name for p in (app / ".claude").iterdir()) == ["settings.json"]

@@ -1,10 +1,13 @@
-"""Where memory lives (issue 3): --dir, RLM_MEM_DIR, a project that keeps memory in the repository, the plugin
-data folder, the bundle's own brain/memory — in that order."""
+"""Where memory lives (issue 3, issue 14): --dir, RLM_MEM_DIR, a project that keeps memory in the repository, the
+plugin data folder (as the hooks and as the commands Claude runs see it), the person's own data folder — in that
+order, and never inside the bundle."""
 import json
 import os
 
-from brain.context.location import BUNDLE_MEMORY, POINTER
+from brain.context.location import default_root
 from brain.context.resolve import resolve
+
+BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def resolve_memory_root(explicit=None, *, env, cwd=None):
@@ -26,11 +29,17 @@ def test_order_of_precedence(tmp_path):
     assert root == str(tmp_path / "plugin-data" / "memory") and "plugin" in why
 
 
-def test_bundle_default_and_plugin_pointer(tmp_path):
-    had = POINTER.exists() if hasattr(POINTER, "exists") else os.path.exists(POINTER)
-    assert not had, "a pointer left by a plugin run would change the default"
-    root, why = resolve_memory_root(env={}, cwd=tmp_path)
-    assert root == BUNDLE_MEMORY and "brain/memory" in why
+def test_the_commands_claude_runs_find_the_plugins_folder(tmp_path):
+    root, why = resolve_memory_root(env={"RLM_MEM_PLUGIN_DATA": str(tmp_path / "data")}, cwd=tmp_path)
+    assert root == str(tmp_path / "data" / "memory") and "RLM_MEM_PLUGIN_DATA" in why
+
+
+def test_the_default_is_the_persons_data_folder_never_the_bundle(tmp_path):
+    root, why = resolve_memory_root(env={"XDG_DATA_HOME": str(tmp_path / "xdg")}, cwd=tmp_path)
+    assert root == str(tmp_path / "xdg" / "rlm-mem" / "memory") and "default" in why
+    root, _ = resolve_memory_root(env={}, cwd=tmp_path)
+    assert root == os.path.join(os.path.expanduser("~"), ".local", "share", "rlm-mem", "memory")
+    assert not root.startswith(BUNDLE_ROOT)
 
 
 def test_a_project_config_cannot_point_memory_outside_the_project(tmp_path):
@@ -38,4 +47,4 @@ def test_a_project_config_cannot_point_memory_outside_the_project(tmp_path):
     (repo / ".git").mkdir(parents=True)
     (repo / ".rlm-mem.json").write_text(json.dumps({"memory_dir": "../../elsewhere"}))
     root, why = resolve_memory_root(env={}, cwd=repo)
-    assert root == BUNDLE_MEMORY and "elsewhere" not in root
+    assert root == default_root({}) and "elsewhere" not in root

@@ -389,3 +389,14 @@ def test_an_index_from_an_older_layout_is_rebuilt_and_recall_never_fails_meanwhi
     found = ask(store, "when did Caroline go to the support group?")
     assert found.items[0].id == said.id
     assert "(yesterday = 2026-02-25 (Wed))" in found.render()  # resolved against the day it was said
+
+
+def test_a_prompt_the_store_only_touches_gets_a_short_context(store, monkeypatch):
+    # Many memories share two of the prompt's six words, none holds half of it: a weak match, capped.
+    store.create_many([spec(f"The nightly import script {n} logged an error for batch {n} and retried it", days=n)
+                       for n in range(1, 60)])
+    question = "How do I make a bash script exit on the first error?"
+    capped = ask(store, question)
+    assert capped.items and capped.tokens <= recall_mod.WEAK_BUDGET_TOKENS
+    monkeypatch.setattr(recall_mod, "STRONG_SHARE", 0.0)  # the same prompt, taken as a strong match
+    assert ask(store, question).tokens > recall_mod.WEAK_BUDGET_TOKENS

@@ -16,6 +16,7 @@ sentence says one replaced another.
 import re
 from collections import namedtuple
 
+from brain.capture.alternatives import job_of, same_job
 from brain.capture.transcript import EDIT_TOOLS
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
@@ -31,9 +32,25 @@ _REPLACE = re.compile(r"\breplac(?:e|es|ed|ing)\s+(?P<old>[\w.+#/-]+(?: [\w.+#/-
                       r"(?P<new>[\w.+#/-]+)", re.IGNORECASE)
 _INSTEAD = re.compile(r"\b(?:use|using|pick|choose|chose|go with|switch(?:ed)? to|move(?:d)? to|prefer)\s+"
                       r"(?P<new>[\w.+#/-]+)\s+instead of\s+(?P<old>[\w.+#/-]+)", re.IGNORECASE)
+_VALUE_WORDS = r"`[^`\n]{1,60}`|\d+(?:\.\d+)?\s?[A-Za-z%]{1,12}\b|[\w.:/+#-]+(?: \d+)?"  # `code`, 256 MB, Node 18
 _FROM_TO = re.compile(r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|upgrad(?:e|ed|ing)|"
-                      r"bump(?:ed|ing)?|go(?:ing)?|went)\s+(?:\w+\s+){0,3}?from\s+(?P<old>[\w.:/+#-]+(?: \d+)?)\s+"
-                      r"to\s+(?P<new>[\w.:/+#-]+(?: \d+)?)", re.IGNORECASE)
+                      r"bump(?:ed|ing)?|go(?:ing)?|went|rais(?:e|ed|ing)|lower(?:ed|ing)?|increas(?:e|ed|ing)|"
+                      r"decreas(?:e|ed|ing)|reduc(?:e|ed|ing)|cut|extend(?:ed|ing)?|shorten(?:ed|ing)?)\s+"
+                      rf"(?:\w+\s+){{0,3}}?from\s+(?P<old>{_VALUE_WORDS})\s+to\s+(?P<new>{_VALUE_WORDS})", re.IGNORECASE)
+# "switch to goose", "moving to arq", "let's go with Postmark": a tool taking over another's job (alternatives.py)
+_SWITCH_TO = re.compile(r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?|go(?:ing)?\s+with|"
+                        r"went\s+with|replac(?:e|ed|ing)\s+(?:it|them|that)\s+with)\s+(?P<rest>(?:[\w./+#-]+\s*){1,5})",
+                        re.IGNORECASE)
+_DROP = re.compile(r"\b(?:drop(?:ped|ping)?|ditch(?:ed|ing)?|remov(?:e|ed|ing)|get\s+rid\s+of|stop\s+using|"
+                   r"done\s+with)\s+(?P<old>[\w./+#-]+)", re.IGNORECASE)
+# "Cut the hold to 10 minutes", "raise the pool to 25 connections": a subject given a new value of a kind
+_SUBJECT_TO = re.compile(r"\b(?:cut|shorten|extend|lengthen|raise|lower|reduce|increase|decrease|bump|set|change|"
+                         r"move|drop|cap|limit)\s+(?:the\s+|our\s+|its\s+|their\s+)?(?P<subject>[a-z][\w-]{2,20})"
+                         r"(?:\s+[a-z][\w-]{2,20})?\s+(?:down\s+|up\s+|back\s+)?to\s+(?P<new>\d[^,;!?]{0,30})",
+                         re.IGNORECASE)
+# "5 attempts instead of 3", "max_connections = 20, up from 10": a new value and the old one after it
+_NEW_BEFORE_OLD = re.compile(r"(?P<new>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)\s*,?\s+(?:instead of|up from|down from|"
+                             r"rather than)\s+(?P<old>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)", re.IGNORECASE)
 _NOT = re.compile(r"(?P<new>\S+)\s*,?\s+not\s+(?:the\s+)?(?P<old>\S+?)[.,;)]*(?:\s|$)", re.IGNORECASE)
 _SET_TO = re.compile(r"\b(?:bump|upgrade|update|set|change|move|switch|raise|lower)\s+(?:the\s+)?"
                      r"(?P<subject>[A-Za-z][\w+#.-]{1,20})\s+to\s+(?P<new>v?\d[\w.:]*(?:\s\w+)?)", re.IGNORECASE)
@@ -43,28 +60,63 @@ _MAKE_IT = re.compile(r"^(?:ok(?:ay)?,?\s+|actually,?\s+|please\s+|then\s+)*(?:m
 
 # old, new: the values as written (old None: "any other value of that subject", found in older memories);
 # when: the ISO time of the change; turn: the transcript turn that made it
-Change = namedtuple("Change", "old new when turn")
+# subject: for a change whose old value was not said, the word older memories state it beside ("hold")
+Change = namedtuple("Change", "old new when turn subject", defaults=(None,))
 
 def _edit_changes(old: str, new: str) -> list:
-    """Value pairs an edit replaced: one removed and one added value of the same kind."""
+    """Value pairs an edit replaced: one removed and one added value of the same kind (any two durations are of one
+    kind: `time.Minute` into `30 * time.Second`; so are two sizes), or an interval replaced by a schedule
+    (`interval(Duration::from_secs(3600))` into `"0 15 3 * * *"`). A changed URL also changes its host."""
     pairs = []
     before, after = _values_with_units(old), _values_with_units(new)
-    for kind in {k for k, _ in before} & {k for k, _ in after}:
-        removed = [v for k, v in before if k == kind and (k, v) not in after]
-        added = [v for k, v in after if k == kind and (k, v) not in before]
-        if len(removed) == 1 and len(added) == 1:
+    removed_of, added_of = {}, {}
+    for kind in {k for k, _ in before} | {k for k, _ in after}:
+        removed_of[kind] = [v for k, v in before if k == kind and (k, v) not in after]
+        added_of[kind] = [v for k, v in after if k == kind and (k, v) not in before]
+    for kind in removed_of:
+        removed, added = removed_of[kind], added_of[kind]
+        if len(removed) == 1 and len(added) == 1 and removed[0].lower() != added[0].lower():
             pairs.append((removed[0], added[0]))
+            if kind == "url":
+                hosts = _host(removed[0]), _host(added[0])
+                if all(hosts) and hosts[0] != hosts[1]:
+                    pairs.append(hosts)
+    schedules = added_of.get("cron", []) + added_of.get("time", [])
+    if not pairs and len(removed_of.get("duration", [])) == 1 and len(schedules) == 1 \
+            and not added_of.get("duration"):
+        pairs.append((removed_of["duration"][0], schedules[0]))
     return pairs
 
 
+def _host(url: str):
+    rest = url.split("://", 1)[-1]
+    return rest.split("/", 1)[0].split(":", 1)[0] or None
+
+
+_UNIT_OR_PRODUCT = re.compile(r"\s?(?:[A-Za-z%]|\*)")  # `TTL = 15 * time.Minute`, `limit = 256 MB`: not a setting
+_DURATIONS = frozenset("unit:millisecond unit:second unit:minute unit:hour unit:day unit:week unit:month".split())
+_SIZES = frozenset("unit:kb unit:mb unit:gb unit:tb".split())
+# A number set through a call (`.max_connections(10)`) or a quoted version (`channel = "1.79"`).
+_CALL_SETTING = re.compile(r"\.([a-z_][a-z0-9_]{2,40})\((\d+(?:\.\d+)?)\)")
+_QUOTED_VERSION = re.compile(r"\b([A-Za-z_][\w-]{1,40})\s*[=:]\s*[\"'](\d+(?:\.\d+)+)[\"']")
+
+
 def _values_with_units(text: str) -> list:
-    """value_kinds plus numbers assigned to a name that says their unit (`days=14`, `SESSION_TTL_HOURS = 24`)."""
-    out = [(k, v) for k, v in value_kinds(text)]
+    """value_kinds (durations as one kind, sizes as one kind) plus numbers set under a name: with a unit the name
+    says (`SESSION_TTL_HOURS = 24`: 24 hours), as a setting (`pool_max_conns=10`, `.max_connections(10)`: written
+    `name = 10`), or a quoted version (`channel = "1.79"`: 1.79)."""
+    out = [("duration" if k in _DURATIONS else "size" if k in _SIZES else k, v) for k, v in value_kinds(text)]
     for m in ASSIGNED_NUMBER.finditer(text):
         unit = next((u for u in ("days", "hours", "minutes", "seconds", "weeks", "months") if
                      u[:-1] in m.group(1).lower()), None)
         if unit:
-            out.append((f"unit:{unit[:-1]}", f"{m.group(2)} {unit}"))
+            out.append(("duration", f"{m.group(2)} {unit}"))
+        elif m.group(1).lower() not in WEAK_SUBJECTS and not _UNIT_OR_PRODUCT.match(text, m.end()):
+            out.append(("set:" + m.group(1).lower(), f"{m.group(1)} = {m.group(2)}"))  # not `TTL = 15 * time.Minute`
+    for m in _CALL_SETTING.finditer(text):
+        out.append(("set:" + m.group(1), f"{m.group(1)} = {m.group(2)}"))
+    for m in _QUOTED_VERSION.finditer(text):
+        out.append(("set:" + m.group(1).lower(), m.group(2)))
     return list(dict.fromkeys(out))
 
 
@@ -74,14 +126,25 @@ def _named(value: str) -> bool:
     return 3 <= len(value) <= 40 and value.lower() not in WEAK_SUBJECTS and not value.isdigit()
 
 
-def _stated_changes(text: str, previous: str) -> list:
-    """Value pairs a sentence states: replace X with Y, Y instead of X, from X to Y, Y not X, make it Y."""
+def _stated_changes(text: str, previous: str, message: str = "") -> list:
+    """Value pairs a sentence states: replace X with Y, Y instead of X, from X to Y, Y not X, make it Y, switch to
+    Y or drop X (with the other tool for the job named in the same `message`), cut the hold to Y (with the value
+    of the same kind the message also states: "15 minutes is too long ... cut the hold to 10 minutes")."""
     pairs = []
     for pattern in (_REPLACE, _INSTEAD, _FROM_TO):
         for m in pattern.finditer(text):
             old, new = m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`")
             if _named(old) and _named(new) and old.lower() != new.lower():
                 pairs.append((old, new))
+    for m in _SWITCH_TO.finditer(text):  # "golang-migrate left the database dirty ... let's switch to goose"
+        new = next((w.strip(".,;:`'\"") for w in m.group("rest").split() if job_of(w)), None)
+        if new:
+            pairs += [(old, new) for old in same_job(new, message)]
+    for m in _DROP.finditer(text):  # "let's drop zap. log/slog is in the standard library"
+        old = m.group("old").strip(".,;:`'\"")
+        pairs += [(old, new) for new in same_job(old, message)]
+    for m in _NEW_BEFORE_OLD.finditer(text):
+        pairs += _number_pair(m.group("old"), m.group("new"), text[:m.start("new")])
     for m in _NOT.finditer(text):
         old, new = m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`")
         kinds_old, kinds_new = value_kinds(old), value_kinds(new)
@@ -92,11 +155,37 @@ def _stated_changes(text: str, previous: str) -> list:
         wanted = value_kinds(f"{subject} {m.group('new')}")
         if subject.lower() not in WEAK_SUBJECTS and wanted and wanted[0][0] == "subject:" + subject.lower():
             pairs.append((None, wanted[0][1]))
+        version = _DOTTED.fullmatch(m.group("new").strip().rstrip("."))
+        if version and subject.lower() not in WEAK_SUBJECTS:  # "move the toolchain to 1.82": 1.79 beside it before
+            pairs.append((None, version.group(0), subject.lower()))
+    for m in _SUBJECT_TO.finditer(text):
+        for kind, value in value_kinds(m.group("new")):
+            if kind.startswith("unit:") or kind in ("time", "cron"):
+                olds = [v for k, v in value_kinds(message) if k == kind and v.lower() != value.lower()]
+                pairs += [(olds[0], value)] if len(olds) == 1 else [(None, value, m.group("subject"))]
+            break
     stripped = text.strip()
     m = _MAKE_IT.match(stripped) if len(stripped) < 120 else None
     if m and previous:
         pairs += _answered_change(m.group("new"), previous)
     return pairs
+
+
+def _number_pair(old: str, new: str, before: str) -> list:
+    """("3", "5 attempts") -> [("3 attempts", "5 attempts")]: the old number takes the new one's unit; a bare new
+    number takes the setting written just before it ("max_connections = 20, up from 10")."""
+    old_number, _, old_unit = old.partition(" ") if " " in old else (old.rstrip("%abcdefghijklmnopqrstuvwxyz"
+                                                                                    "ABCDEFGHIJKLMNOPQRSTUVWXYZ"), "", "")
+    kinds = value_kinds(new)
+    if kinds and kinds[0][0].startswith("unit:"):
+        unit = kinds[0][1].split(" ", 1)[-1]
+        old_value = old if value_kinds(old) else f"{old_number} {unit}"
+        return [(old_value, kinds[0][1])] if value_kinds(old_value) else []
+    setting = re.search(r"([a-z_][a-z0-9_]{2,40})\s*[=:(]\s*$", before.rstrip().removesuffix(new).rstrip(),
+                        re.IGNORECASE) if new.replace(".", "").isdigit() else None
+    if setting and old_number.replace(".", "").isdigit():
+        return [(f"{setting.group(1)} = {old_number}", f"{setting.group(1)} = {new}")]
+    return []
 
 
 def _answered_change(wanted: str, previous: str) -> list:
@@ -120,17 +209,37 @@ def session_changes(turns) -> list:
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in _edit_changes(*use.edit)]
         if turn.text:
             for line in turn.text.splitlines():
-                changes += [Change(o, n, turn.timestamp, turn) for o, n in
-                            _stated_changes(line, previous if turn.role == "user" else "")]
+                changes += [Change(pair[0], pair[1], turn.timestamp, turn, *pair[2:]) for pair in
+                            _stated_changes(line, previous if turn.role == "user" else "", turn.text)]
             if turn.role == "assistant":
                 previous = turn.text
-    return list({((c.old or "").lower(), c.new.lower()): c for c in changes}.values())
+    return list({((c.old or "").lower(), c.new.lower(), c.subject): c for c in changes}.values())
 
 
 def same_subject_values(text: str, new: str) -> list:
     """Values in `text` of the same subject as `new` but different ("Node 18" for "Node 20")."""
     kind = next((k for k, v in value_kinds(new)), None)
     return [v for k, v in value_kinds(text) if k == kind and not holds_value(v, new)] if kind else []
+
+
+_DOTTED = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\d)")  # a bare version: 1.82, 0.8.1
+BESIDE_WORDS = 5  # how close to its subject an older value must be written ("hold the berth for 15 minutes")
+
+
+def _values_beside(text: str, subject: str, new: str) -> list:
+    """Values of `new`'s kind (or dotted versions, for a version) written within a few words after `subject` (or
+    its plural) in `text`."""
+    kind = next((k for k, v in value_kinds(new)), None)
+    subject = subject.lower()
+    found = []
+    for match in re.finditer(rf"\b{re.escape(subject)}s?\b", text, re.IGNORECASE):
+        window = " ".join(text[match.end():].split()[:BESIDE_WORDS + 2])
+        if kind is None and _DOTTED.fullmatch(new):
+            values = [v.group(0) for v in _DOTTED.finditer(window)]
+        else:
+            values = [v for k, v in value_kinds(window) if k == kind]
+        found += [v for v in values if not holds_value(v, new) and v not in found]
+    return found
 
 
 def resolve_open_changes(root, project_id: str, changes) -> list:
@@ -142,8 +251,12 @@ def resolve_open_changes(root, project_id: str, changes) -> list:
             out.append(change)
             continue
         olds = []
-        for _, content in _older_rows(root, project_id, change.new.split()[0], normalize_timestamp(change.when)):
-            olds += [v for v in same_subject_values(content.split(TOOLS_LINE, 1)[0], change.new) if v not in olds]
+        probe = change.subject or change.new.split()[0]
+        for _, content in _older_rows(root, project_id, probe, normalize_timestamp(change.when)):
+            said = content.split(TOOLS_LINE, 1)[0]
+            found = _values_beside(said, change.subject, change.new) if change.subject else \
+                same_subject_values(said, change.new)
+            olds += [v for v in found if v not in olds]
         out += [change._replace(old=old) for old in olds]
     return out
 

@@ -280,11 +280,12 @@ def _decision(sentence: _Sentence, role: str) -> str | None:
 
 # A request to change something, carried out by the assistant's next reply, is a decision the person made
 # ("Move the API to port 8090", "Make it 7 days", "Use vitest instead of jest").
-_CHANGE_REQUEST = re.compile(r"^(?:(?:ok(?:ay)?|actually|please|then|also|and|now)[,!]?\s+)*(?:move|make|change|set|"
-                             r"switch|bump|upgrade|downgrade|rename|replace|use|increase|decrease|raise|lower|reduce|"
-                             r"limit|pin|drop|remove)\b", re.IGNORECASE)
+_CHANGE_REQUEST = re.compile(r"^(?:(?:ok(?:ay)?|actually|please|then|also|and|now)[,!]?\s+)*(?:(?:move|make|change|"
+                             r"set|switch|bump|upgrade|downgrade|rename|replace|use|increase|decrease|raise|lower|"
+                             r"reduce|limit|pin|drop|remove|cut|shorten|extend|lengthen|halve|double|cap)\b|"
+                             r"(?:run|schedule)\b.*\bevery\b)", re.IGNORECASE)  # "run the sync every six hours"
 _VAGUE_OBJECT = re.compile(r"^(?:\w+\s+){0,3}?(?:move|make|change|set|bump|raise|lower|reduce|increase|decrease)\s+"
-                           r"(?:it|that|this|them)\b", re.IGNORECASE)
+                           r"(?:it|that|this|them|us|everything)\b", re.IGNORECASE)
 _DONE_PREFIX = re.compile(r"^(?:done|changed|updated|fixed|ok(?:ay)?|sure|moved)\s*[:,.!-]\s*", re.IGNORECASE)
 
 
@@ -552,13 +553,29 @@ def _test_milestone(use, turn: Turn) -> Candidate | None:
 
 
 def _note_explanation(turn: Turn, position: int, open_errors: list[_OpenError]) -> None:
-    """The first assistant sentence that explains a fix is attached to every error still waiting for one."""
+    """The first assistant sentence that explains a fix is attached to every error still waiting for one; without
+    such a sentence, the sentence naming most of an error's words and the one after it ("distroless ships no
+    zoneinfo, so LoadLocation can't find Europe/London. Importing time/tzdata in main embeds the zone database")."""
     waiting = [e for e in open_errors if not e.explanation]
-    if not waiting or not _FIX_CUE.search(turn.text):
+    if not waiting:
         return
-    sentence = next((s.text for s in _sentences(turn.text) if _FIX_CUE.search(s.text)), "")
+    sentences = [s.text for s in _sentences(turn.text) if not s.is_question]
+    cued = next((text for text in sentences if _FIX_CUE.search(text)), "")
     for error in waiting:
-        error.explanation, error.explained_in, error.explained_at = sentence, turn, position
+        explanation = cued or _naming_sentences(sentences, error.error)
+        if explanation:
+            error.explanation, error.explained_in, error.explained_at = explanation, turn, position
+
+
+def _naming_sentences(sentences: list, error: str) -> str:
+    """The sentence sharing most (at least two) of `error`'s words, with the sentence after it."""
+    wanted = set(_WORD.findall(error.lower())) - STOPWORDS
+    best, best_score = None, 1
+    for i, text in enumerate(sentences):
+        score = len(wanted & set(_WORD.findall(text.lower())))
+        if score > best_score:
+            best, best_score = i, score
+    return "" if best is None else " ".join(sentences[best:best + 2])
 
 
 def _track_errors(use, turn: Turn, open_errors: list[_OpenError]) -> list[Candidate]:

@@ -23,6 +23,8 @@ BUNDLE_ROOT = Path(__file__).resolve().parents[2]
 
 
 def _settings_target(project_dir, user):
+    """(settings file, skills folder, project): a project's hooks go to its settings.local.json (they name this
+    machine's paths, and Claude Code keeps that file out of the repository)."""
     if bool(project_dir) == bool(user):
         raise click.UsageError("give exactly one of --project DIR or --user")
     if user:
@@ -31,7 +33,7 @@ def _settings_target(project_dir, user):
     project = Path(project_dir).resolve()
     if not project.is_dir():
         raise click.ClickException(f"{project} is not a folder; give the project's root folder")
-    return project / ".claude" / "settings.json", project / ".claude" / "skills", project
+    return project / ".claude" / "settings.local.json", project / ".claude" / "skills", project
 
 
 def _print_candidates(reports) -> bool:
@@ -154,14 +156,16 @@ def where(env, as_json):
 @click.option("--memory-in-project", is_flag=True,
               help="Keep this project's memory in the repository (DIR/.rlm-mem/) so the team shares it.")
 def install(project_dir, user, memory_in_project):
-    """Wire rlm-mem's hooks into Claude Code's settings.json and make the skill visible.
+    """Wire rlm-mem's hooks into Claude Code's settings and make the skill visible.
 
-    Keeps every other setting and hook, writes a backup first, and adds nothing on a second run.
+    A project gets them in DIR/.claude/settings.local.json (this machine's paths stay out of the repository);
+    --user in ~/.claude/settings.json. Keeps every other setting and the file's formatting, keeps a backup
+    outside the project, and adds nothing on a second run.
     """
     settings, skills, project = _settings_target(project_dir, user)
     if memory_in_project and project is None:
         raise click.UsageError("--memory-in-project needs --project DIR")
-    report = do_install(settings, BUNDLE_ROOT, skills_dir=skills,
+    report = do_install(settings, BUNDLE_ROOT, skills_dir=skills, project=project,
                         memory_dir=(project / ".rlm-mem") if memory_in_project else None)
     click.echo(report.summary())
 

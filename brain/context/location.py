@@ -2,20 +2,20 @@
 
 Order (first that applies wins):
 1. an explicit folder (`--dir`, or `ChunkStore(path)`),
-2. the `RLM_MEM_DIR` environment variable,
+2. the `RLM_MEM_DIR` environment variable (a settings file's `env` block can set it for Claude Code),
 3. a project that asked to keep its memory in the repository (`.rlm-mem.json` with `"memory_dir"`, written by
    `rlm-mem install --memory-in-project`); the folder must stay inside the project,
-4. `${CLAUDE_PLUGIN_DATA}/memory` when running as a Claude Code plugin (the plugin root is replaced on every
-   update, so memory must not live there); hooks leave a pointer so the CLI run by hand finds the same folder,
-5. the bundle's own `brain/memory/` (the bundle copied into a skills folder).
+4. `<plugin data folder>/memory` when rlm-mem runs as a Claude Code plugin: `CLAUDE_PLUGIN_DATA` in its hooks,
+   `RLM_MEM_PLUGIN_DATA` in the commands Claude runs (brain/context/dependencies.py); the plugin root is replaced on
+   every update, and nothing is ever written inside it,
+5. the person's own data folder, `$XDG_DATA_HOME/rlm-mem/memory` (default `~/.local/share/rlm-mem/memory`): never
+   inside the bundle, which may be a shared checkout, a read-only folder or an installed plugin's copy.
 The project and its config come from brain/context/project.py (one walk up the tree); this module does not walk.
 Hooks import this module: os.path only.
 """
 import os
 
-BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUNDLE_MEMORY = os.path.join(BUNDLE_ROOT, "brain", "memory")
-POINTER = os.path.join(BUNDLE_ROOT, "brain", ".memory-location")
+from brain.context.dependencies import ENV_PLUGIN_DATA
 
 
 def _in_project(project_root, config: dict):
@@ -25,6 +25,12 @@ def _in_project(project_root, config: dict):
     top = os.path.realpath(project_root)
     target = os.path.realpath(os.path.join(top, value))
     return target if os.path.commonpath([target, top]) == top else None  # a clone must not point memory elsewhere
+
+
+def default_root(env=None) -> str:
+    env = os.environ if env is None else env
+    base = env.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "rlm-mem", "memory")
 
 
 def memory_root(explicit=None, *, project_root=None, config=None, env=None) -> tuple:
@@ -37,29 +43,7 @@ def memory_root(explicit=None, *, project_root=None, config=None, env=None) -> t
     in_project = _in_project(project_root, config or {})
     if in_project:
         return in_project, f"the project at {project_root} keeps its memory in the repository (.rlm-mem.json)"
-    if env.get("CLAUDE_PLUGIN_DATA"):
-        return os.path.join(env["CLAUDE_PLUGIN_DATA"], "memory"), "running as a Claude Code plugin (CLAUDE_PLUGIN_DATA)"
-    try:
-        with open(POINTER, encoding="utf-8") as fh:
-            pointed = fh.read().strip()
-    except OSError:
-        pointed = ""
-    if pointed:
-        return pointed, f"the plugin's hooks use this folder (recorded in {POINTER})"
-    return BUNDLE_MEMORY, "the bundle's default store (brain/memory/)"
-
-
-def remember_plugin_location(root) -> None:
-    """Record the plugin-data folder for the CLI; best effort (the plugin root may be read-only)."""
-    root = os.fspath(root)
-    try:
-        with open(POINTER, encoding="utf-8") as fh:
-            if fh.read().strip() == root:
-                return
-    except OSError:
-        pass
-    try:
-        with open(POINTER, "w", encoding="utf-8") as fh:
-            fh.write(root + "\n")
-    except OSError:
-        pass
+    for name in ("CLAUDE_PLUGIN_DATA", ENV_PLUGIN_DATA):
+        if env.get(name):
+            return os.path.join(env[name], "memory"), f"the Claude Code plugin's data folder ({name})"
+    return default_root(env), "the default: your own data folder (XDG_DATA_HOME, else ~/.local/share)"

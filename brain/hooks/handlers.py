@@ -6,6 +6,7 @@ must stay near a bare interpreter start, so neither pays for what only the other
 """
 import os
 
+from brain.context.dependencies import ENV_PLUGIN_DATA
 from brain.context.resolve import resolve
 from brain.hooks.io import envelope
 from brain.hud.sliders import COMMAND_WORDS
@@ -18,20 +19,25 @@ class MemoryUnwritable(Exception):
     """SessionEnd could not queue this session for capture: nothing was saved."""
 
 
-def _context(inp):
-    context = resolve(inp.cwd or None)
-    plugin_data = os.environ.get("CLAUDE_PLUGIN_DATA")
-    if context.root and plugin_data and context.root == os.path.join(plugin_data, "memory"):
-        from brain.context.location import remember_plugin_location  # only plugin sessions write the pointer
-
-        remember_plugin_location(context.root)  # only the plugin's own folder: never a project's or an explicit one
-    return context
+def _share_plugin_data() -> None:
+    """Tell the commands Claude runs (its Bash tool gets no plugin variables) where the plugin's data folder is:
+    Claude Code sources what a SessionStart hook appends to CLAUDE_ENV_FILE before each of them."""
+    data, env_file = os.environ.get("CLAUDE_PLUGIN_DATA"), os.environ.get("CLAUDE_ENV_FILE")
+    if not data or not env_file:
+        return
+    quoted = "'" + data.replace("'", "'\\''") + "'"
+    try:
+        with open(env_file, "a", encoding="utf-8") as fh:
+            fh.write(f"export {ENV_PLUGIN_DATA}={quoted}\n")
+    except OSError:
+        pass  # the command line then says which folder it uses (`rlm-mem where`)
 
 
 def session_start(inp):
     from brain.session.brief import build_session_context  # the brief, the HUD and the worker start
 
-    context = _context(inp)
+    _share_plugin_data()
+    context = resolve(inp.cwd or None)
     if context.disabled:
         return None
     return envelope("session-start", build_session_context(context.root, context.project, inp,
@@ -39,7 +45,7 @@ def session_start(inp):
 
 
 def user_prompt_submit(inp):
-    context = _context(inp)
+    context = resolve(inp.cwd or None)
     if context.disabled or not inp.prompt.strip():
         return None
     root, parts, changed = context.root, [], False
@@ -69,7 +75,7 @@ def user_prompt_submit(inp):
 def stop(inp):
     from brain.session.background import queue_capture  # writers' modules stay off the reading hooks' path
 
-    context = _context(inp)
+    context = resolve(inp.cwd or None)
     if not context.disabled:
         queue_capture(context.root, inp.session_id, inp.transcript_path, cwd=inp.cwd, final=False)
     return None
@@ -78,7 +84,7 @@ def stop(inp):
 def session_end(inp):
     from brain.session.background import queue_capture  # writers' modules stay off the reading hooks' path
 
-    context = _context(inp)
+    context = resolve(inp.cwd or None)
     if context.disabled:
         return None
     try:

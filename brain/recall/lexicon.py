@@ -14,7 +14,7 @@ port ports listen listens listening bind
 endpoint endpoints route routes handler handlers mounted url
 health healthz healthcheck liveness readiness
 lint linter linters linting ruff flake8 pylint eslint
-format formatter formatting formatted black prettier isort
+format formatter formatting formatted black ruff prettier isort gofmt rustfmt
 test tests testing pytest unittest jest vitest mocha spec specs runner
 ci pipeline pipelines workflow workflows actions jenkins circleci gitlab
 deploy deploys deploying deployment deployments deployed release releases rollout staging production prod
@@ -62,12 +62,15 @@ hash hashing bcrypt argon2 encrypt encryption
 rollback revert downgrade undo
 sign signs signing signature signatures jose pyjwt jsonwebtoken
 linting precommit pre-commit
+shorter shorten shortened cut reduce reduced lower lowered decrease decreased
+longer lengthen extend extended raise raised increase increased
 """
 
 # Words that frame a question rather than name its topic ("which library did we pick?", "what still needs
 # doing?"): recall looks for the rest of the prompt, so a memory need not hold these to answer it.
 FRAMING = frozenset("""still need needs needed doing pick picked choose chose chosen library libraries tool tools
-use used using decide decided currently supposed happen happened going left remaining""".split())
+use used using decide decided currently supposed happen happened going left remaining unfinished outstanding open
+todo todos""".split())
 
 
 # Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.
@@ -78,6 +81,9 @@ PHRASES = {("log", "in"): "login", ("logged", "in"): "login", ("logging", "in"):
 # Questions that ask for a kind of value ("how long ...?" wants a duration): a memory stating a value of that
 # kind (search.db value_kinds, brain/util/values.py) ranks higher, and the asking words are not topic words.
 QUESTION_VALUES = {("left", "to"): "todo", ("next", "steps"): "todo", ("still", "to"): "todo",
+                   ("pick", "up"): "todo", ("left", "off"): "todo", ("on", "next"): "todo", ("do", "next"): "todo",
+                   ("left", "unfinished"): "todo", ("still", "open"): "todo", ("open", "todos"): "todo",
+                   ("open", "tasks"): "todo", ("remaining", "work"): "todo", ("outstanding", "work"): "todo",
                    ("how", "long"): "duration", ("which", "port"): "port", ("what", "port"): "port",
                    ("what", "time"): "time", ("which", "version"): "version", ("what", "version"): "version",
                    ("what", "url"): "url", ("which", "url"): "url", ("what", "address"): "url",

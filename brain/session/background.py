@@ -7,6 +7,7 @@ import os
 import sys
 
 from brain.capture.queue import enqueue, pending_count, uncaptured_siblings, worker_running
+from brain.context.dependencies import ready
 from brain.index.fingerprint import derived_behind
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -62,7 +63,8 @@ def at_session_start(root, transcript_path: str, session_id: str) -> None:
             enqueue(root, sid, path, final=True)
     except OSError:
         return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    if pending_count(root) or derived_behind(root):  # capture to do, or derived data to bring up to date
+    # capture to do, packages to install before it (the worker does that first), or derived data to bring current
+    if pending_count(root) or not ready(BUNDLE_ROOT) or derived_behind(root):
         start_worker(root)
     try:
         from brain.garden.schedule import garden_due  # one small file read; the rest of gardening never loads here

@@ -1,26 +1,34 @@
 """Install rlm-mem's hooks into a Claude Code settings file, and take exactly those out again.
 
-`install()` merges the bundle's `hooks/hooks.json` (plugin format, `${CLAUDE_PLUGIN_ROOT}` replaced by the bundle's
-absolute path) into `settings.json`, keeping every other key and hook. Our matcher groups are recognised by their
-commands, so a second run adds nothing and a changed hooks.json replaces the old groups. An existing settings file
-is copied to `settings.json.bak-<timestamp>` before it changes, is written atomically, and is never overwritten
-when it is not valid JSON (`InstallError`).
+`install()` adds the bundle's `hooks/hooks.json` (plugin format; `${CLAUDE_PLUGIN_ROOT}` replaced by the bundle's
+absolute path) to a settings file, and pre-approves the skill (`permissions.allow: Skill(rlm-mem)`: the skill's
+own `allowed-tools` then let Claude run rlm-mem's command line without asking). Those paths belong to one
+machine, so a project's hooks go to `<project>/.claude/settings.local.json`, the settings file Claude Code keeps
+out of the repository; `--user` uses `~/.claude/settings.json`.
+
+The file is edited as text (brain/setup/json_text.py): its own formatting stays, and only the added lines change.
+Our matcher groups are recognised by their commands, so a second run adds nothing and a changed hooks.json
+replaces the old groups. A file that is not valid JSON is never touched (`InstallError`).
 
 Also:
 - the skill: `<skills_dir>/rlm-mem` becomes a symlink to the bundle, or, where symlinks fail, a folder holding a
-  pointer SKILL.md;
+  pointer SKILL.md; in a git repository, the settings file and the skill link are listed in the repository's
+  `info/exclude` unless git already ignores them, so nothing machine-specific gets committed;
 - `memory_dir` (memory kept with the project, for the team): when the settings file belongs to a project
   (`<project>/.claude/settings*.json`) and `memory_dir` is inside that project, it is recorded as a relative path in
-  `<project>/.rlm-mem.json` (`{"memory_dir": "..."}`, committed with the repository, read by `paths.py`);
+  `<project>/.rlm-mem.json` (`{"memory_dir": "..."}`, committed with the repository, read by context/location.py);
   otherwise as an absolute `RLM_MEM_DIR` in the settings' `env` block.
 
-Everything added is recorded in `<settings dir>/rlm-mem-install.json` (one entry per settings file), and
-`uninstall()` removes exactly that: the JSON value of the settings file is the same as before install.
+What install did is recorded outside the project, in `$XDG_STATE_HOME/rlm-mem/installs/` (default
+`~/.local/state/...`), with a backup of the settings file as it was. `uninstall()` takes out exactly that: a file
+nobody changed since is given back byte for byte (the backup); otherwise our entries are taken out of the text
+as it is now. Folders install created go when they are empty, and the record and backup go too.
 """
-import copy
+import hashlib
 import json
 import os
 import shutil
+import subprocess
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -28,13 +36,15 @@ from pathlib import Path
 import yaml
 
 from brain.context.project import CONFIG_NAME, ProjectConfigError, read_config
+from brain.setup import json_text
 from brain.util.errors import RlmMemError
-from brain.util.files import atomic_write_json, atomic_write_text
+from brain.util.files import atomic_write_bytes, atomic_write_json, atomic_write_text
 
 PLACEHOLDER = "${CLAUDE_PLUGIN_ROOT}"
 SKILL_NAME = "rlm-mem"
-MANIFEST_NAME = "rlm-mem-install.json"
+SKILL_PERMISSION = f"Skill({SKILL_NAME})"
 POINTER_MARK = "<!-- rlm-mem install pointer -->"
+EXCLUDE_MARK = "# rlm-mem install (rlm-mem uninstall takes these lines out)"
 
 
 class InstallError(RlmMemError):
@@ -49,7 +59,6 @@ class InstallReport:
     removed: list = field(default_factory=list)
     notes: list = field(default_factory=list)  # skill link, memory folder, things left alone
     backup: Path | None = None
-    manifest: Path | None = None
     changed: bool = False
 
     def summary(self) -> str:
@@ -59,7 +68,7 @@ class InstallReport:
             lines.append("  hooks already installed")
         lines += [f"  {n}" for n in self.notes]
         if self.backup:
-            lines.append(f"  backup: {self.backup}")
+            lines.append(f"  backup of the file as it was: {self.backup}")
         if not self.changed:
             lines.append("  nothing to change (already installed)" if self.unchanged else "  nothing to change")
         return "\n".join(lines)
@@ -77,8 +86,7 @@ def _shell_substitute(command: str, value: str) -> str:
             elif quote == "'":
                 out.append(value.replace("'", "'\\''"))
             else:
-                out.append("'" + value.replace("'", "'\\''") + "'" if any(c in value for c in " \t'\"$`\\;&|<>()*?[]#~")
-                           else value)
+                out.append(_shell_word(value))
             i += len(PLACEHOLDER)
             continue
         c = command[i]
@@ -91,6 +99,13 @@ def _shell_substitute(command: str, value: str) -> str:
         out.append(c)
         i += 1
     return "".join(out)
+
+
+def _shell_word(value: str) -> str:
+    """`value` as one word for the shell: as it is when nothing in it is special, else single-quoted."""
+    if not any(c in value for c in " \t'\"$`\\;&|<>()*?[]#~"):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
 
 
 def _substitute(value, root: str, key: str = ""):
@@ -133,56 +148,97 @@ def _describe(event: str, group: dict) -> str:
     return f"{event}: {' ; '.join(_commands(group))}"
 
 
-# --- files -----------------------------------------------------------------------------------------------------
+# --- the settings file -----------------------------------------------------------------------------------------
 
-def _read_settings(path: Path) -> dict:
+def _read_settings(path: Path):
+    """(text, value): the file's text ("" when missing) and its JSON value, checked for the shapes we edit."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes().decode("utf-8")  # as it is: read_text would turn \r\n line ends into \n
     except FileNotFoundError:
-        return {}
+        return "", {}
     except (OSError, UnicodeDecodeError) as exc:
         raise InstallError(f"cannot read {path}: {exc}") from exc
     if not text.strip():
-        return {}
+        return text, {}
     try:
-        settings = json.loads(text)
+        settings = json_text.parse(text).value(text)
     except ValueError as exc:
         raise InstallError(f"{path} is not valid JSON ({exc}); fix it by hand, nothing was changed") from exc
     if not isinstance(settings, dict):
         raise InstallError(f"{path} must hold a JSON object; nothing was changed")
-    for key, kind in (("hooks", dict), ("env", dict)):
-        if key in settings and not isinstance(settings[key], kind):
+    for key in ("hooks", "env", "permissions"):
+        if key in settings and not isinstance(settings[key], dict):
             raise InstallError(f"\"{key}\" in {path} must be a JSON object; nothing was changed")
     for event, groups in settings.get("hooks", {}).items():
         if not isinstance(groups, list):
             raise InstallError(f"hooks.{event} in {path} must be a list; nothing was changed")
-    return settings
+    if not isinstance(settings.get("permissions", {}).get("allow", []), list):
+        raise InstallError(f"permissions.allow in {path} must be a list; nothing was changed")
+    return text, settings
 
 
-def _backup(path: Path) -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    target, n = path.with_name(f"{path.name}.bak-{stamp}"), 1
-    while target.exists():
-        target, n = path.with_name(f"{path.name}.bak-{stamp}-{n}"), n + 1
-    shutil.copy2(path, target)
-    return target
+class _Edit:
+    """The settings text being edited, and which containers the edits created (uninstall drops them if empty)."""
+
+    def __init__(self, text: str, created: list):
+        self.text = text if text.strip() else "{}\n"
+        self.created = [list(p) for p in created]
+
+    def value(self):
+        return json_text.parse(self.text).value(self.text)
+
+    def add(self, path: list, item, *, key=None) -> None:
+        root = json_text.parse(self.text)
+        for depth in range(1, len(path) + 1):
+            if json_text.find(root, path[:depth]) is None and path[:depth] not in self.created:
+                self.created.append(path[:depth])
+        self.text = json_text.add(self.text, path, item, key=key)
+
+    def remove_where(self, path: list, matches) -> list:
+        """Take out every child of the container at `path` for which matches(key, value) holds; their values."""
+        gone = []
+        while True:
+            root = json_text.parse(self.text)
+            node = json_text.find(root, path)
+            if node is None or node.kind not in ("object", "array"):
+                return gone
+            hit = next((i for i, (k, _, child) in enumerate(node.children) if matches(k, child.value(self.text))),
+                       None)
+            if hit is None:
+                return gone
+            gone.append(node.children[hit][2].value(self.text))
+            self.text = json_text.remove(self.text, node, hit)
+
+    def drop_created(self) -> None:
+        """Containers this install created and that are empty now go (deepest first)."""
+        for path in sorted(self.created, key=len, reverse=True):
+            node = json_text.find(json_text.parse(self.text), path)
+            if node is not None and node.kind in ("object", "array") and not node.children:
+                self.remove_where(path[:-1], lambda k, v, name=path[-1]: k == name)
 
 
-def _write_settings(path: Path, settings: dict, report: InstallReport) -> None:
-    mode = None
-    if path.exists():
-        mode = path.stat().st_mode & 0o777
-        report.backup = _backup(path)
-    atomic_write_json(path, settings)
-    if mode is not None:
-        os.chmod(path, mode)  # a shared project settings file keeps its permissions
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
-def _manifest_path(settings_path: Path) -> Path:
-    return settings_path.parent / MANIFEST_NAME
+def _write(path: Path, data: bytes) -> None:
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644  # a settings file is not secret
+    atomic_write_bytes(path, data)
+    os.chmod(path, mode)  # a shared settings file keeps its permissions
 
 
-def _read_manifest(path: Path) -> dict:
+# --- the install record (outside the project) ------------------------------------------------------------------
+
+def records_dir() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+    return Path(base) / "rlm-mem" / "installs"
+
+
+def _record_path(settings_path: Path) -> Path:
+    return records_dir() / f"{hashlib.sha256(str(settings_path).encode()).hexdigest()[:16]}.json"
+
+
+def _read_record(path: Path) -> dict:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -190,13 +246,6 @@ def _read_manifest(path: Path) -> dict:
     except (OSError, ValueError) as exc:
         raise InstallError(f"{path} (rlm-mem's install record) is damaged ({exc}); restore it or delete it") from exc
     return value if isinstance(value, dict) else {}
-
-
-def _save_manifest(path: Path, manifest: dict) -> None:
-    if manifest:
-        atomic_write_json(path, manifest)
-    elif path.exists():
-        path.unlink()
 
 
 # --- skill link ------------------------------------------------------------------------------------------------
@@ -210,9 +259,11 @@ def _pointer_text(bundle_root: Path) -> str:
             description = str(meta.get("description") or description)
     except (OSError, ValueError, IndexError, AttributeError, yaml.YAMLError):
         pass
-    return (f"---\nname: {SKILL_NAME}\ndescription: {json.dumps(description, ensure_ascii=False)}\n---\n"
-            f"{POINTER_MARK}\nThe rlm-mem bundle is installed at `{bundle_root}`.\n"
-            f"Read `{bundle_root / 'SKILL.md'}` and follow it.\n")
+    command = f'"{bundle_root}/bin/rlm-mem"'
+    return (f"---\nname: {SKILL_NAME}\ndescription: {json.dumps(description, ensure_ascii=False)}\n"
+            f"allowed-tools:\n  - {json.dumps(f'Bash({command}:*)')}\n---\n"
+            f"{POINTER_MARK}\nThe rlm-mem bundle is installed at `{bundle_root}`. Read `{bundle_root / 'SKILL.md'}` "
+            f"and follow it; its command line is `{command}`.\n")
 
 
 def _link_skill(skills_dir: Path, bundle_root: Path, previous: dict | None, report: InstallReport):
@@ -266,6 +317,59 @@ def _read_text(path: Path) -> str:
         return ""
 
 
+# --- keeping machine-specific files out of git -----------------------------------------------------------------
+
+def _git(project: Path, *args):
+    try:
+        done = subprocess.run(["git", "-C", str(project), *args], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done
+
+
+def _exclude(project: Path, paths: list, report: InstallReport):
+    """List `paths` (inside `project`) in the repository's info/exclude unless git ignores them already."""
+    top = _git(project, "rev-parse", "--show-toplevel")
+    where = _git(project, "rev-parse", "--git-path", "info/exclude")
+    if not top or top.returncode or not where or where.returncode:
+        return None  # not a git repository (or no git): nothing can be committed by accident
+    top_dir = Path(top.stdout.strip())
+    exclude = Path(where.stdout.strip())
+    exclude = exclude if exclude.is_absolute() else project / exclude
+    wanted = []
+    for path in paths:
+        ignored = _git(project, "check-ignore", "-q", "--no-index", str(path))
+        if ignored is not None and ignored.returncode != 0:
+            where_it_is = path.parent.resolve() / path.name  # the skill link itself, not the bundle it points to
+            wanted.append("/" + where_it_is.relative_to(top_dir.resolve()).as_posix())
+    if not wanted:
+        return None
+    before = exclude.read_bytes() if exclude.exists() else None
+    text = (before or b"").decode("utf-8", "replace")
+    block = EXCLUDE_MARK + "\n" + "".join(line + "\n" for line in wanted)
+    if block in text:
+        return {"path": str(exclude), "block": block, "created": before is None}
+    sep = "" if not text or text.endswith("\n") else "\n"
+    atomic_write_text(exclude, text + sep + block)
+    report.notes.append(f"kept out of git (listed in {exclude}): {', '.join(wanted)}")
+    return {"path": str(exclude), "block": sep + block, "created": before is None}
+
+
+def _unexclude(record, report: InstallReport) -> None:
+    if not record:
+        return
+    path = Path(record["path"])
+    text = _read_text(path)
+    if record["block"] not in text:
+        return
+    text = text.replace(record["block"], "", 1)
+    if record.get("created") and not text:
+        path.unlink()
+    else:
+        atomic_write_text(path, text)
+    report.notes.append(f"took rlm-mem's lines out of {path}")
+
+
 # --- memory folder ---------------------------------------------------------------------------------------------
 
 def _owning_project(settings_path: Path):
@@ -276,12 +380,12 @@ def _owning_project(settings_path: Path):
     return None if project == Path.home().resolve() else project
 
 
-def _record_memory_dir(settings: dict, settings_path: Path, memory_dir: Path, previous, report: InstallReport):
+def _record_memory_dir(edit: _Edit, settings_path: Path, memory_dir: Path, previous, report: InstallReport):
     memory_dir = Path(memory_dir).expanduser().resolve()
     project = _owning_project(settings_path)
     in_project = project is not None and memory_dir.is_relative_to(project)
     if previous and previous.get("where") != ("config" if in_project else "env"):
-        _forget_memory_dir(settings, previous, report)  # recorded the other way last time
+        _forget_memory_dir(edit, previous, report)  # recorded the other way last time
         previous = None
     if in_project:
         config_path = project / CONFIG_NAME
@@ -304,28 +408,24 @@ def _record_memory_dir(settings: dict, settings_path: Path, memory_dir: Path, pr
         report.notes.append(f"memory kept in the project: {memory_dir} (recorded in {config_path})")
         report.changed = True
         return record
-    env = settings.get("env", {})
+    env = edit.value().get("env", {})
     value = str(memory_dir)
     if env.get("RLM_MEM_DIR") == value:
         report.notes.append("RLM_MEM_DIR already set")
         return previous
     if "RLM_MEM_DIR" in env and not (previous and previous.get("value") == env["RLM_MEM_DIR"]):
         raise InstallError(f"{settings_path} already sets env.RLM_MEM_DIR to {env['RLM_MEM_DIR']!r}; edit it by hand")
-    created_env = previous["created_env"] if previous else "env" not in settings
-    settings.setdefault("env", {})["RLM_MEM_DIR"] = value
+    edit.remove_where(["env"], lambda k, v: k == "RLM_MEM_DIR")  # our own older value
+    edit.add(["env"], value, key="RLM_MEM_DIR")
     report.notes.append(f"memory folder {value} set as env.RLM_MEM_DIR")
-    return {"where": "env", "value": value, "created_env": created_env}
+    return {"where": "env", "value": value}
 
 
-def _forget_memory_dir(settings: dict, record, report: InstallReport) -> None:
+def _forget_memory_dir(edit: _Edit, record, report: InstallReport) -> None:
     if not record:
         return
     if record["where"] == "env":
-        env = settings.get("env")
-        if isinstance(env, dict) and env.get("RLM_MEM_DIR") == record["value"]:
-            del env["RLM_MEM_DIR"]
-            if record.get("created_env") and not env:
-                del settings["env"]
+        edit.remove_where(["env"], lambda k, v: k == "RLM_MEM_DIR" and v == record["value"])
         return
     path = Path(record["path"])
     try:
@@ -347,104 +447,147 @@ def _forget_memory_dir(settings: dict, record, report: InstallReport) -> None:
 
 # --- install / uninstall ---------------------------------------------------------------------------------------
 
-def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, memory_dir: Path | None = None
-            ) -> InstallReport:
-    """Merge the bundle's hooks into `settings_path`, make the skill visible, record `memory_dir` (see module doc)."""
-    settings_path = Path(settings_path).expanduser().absolute().resolve()  # a symlinked settings file: write its target
+def _missing_dirs(path: Path, stop: Path) -> list:
+    """The folders from `path` up to (not including) `stop` that do not exist yet, deepest first."""
+    out = []
+    while path != stop and path != path.parent and not path.exists():
+        out.append(str(path))
+        path = path.parent
+    return out
+
+
+def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, memory_dir: Path | None = None,
+            project: Path | None = None) -> InstallReport:
+    """Add the bundle's hooks and the skill's pre-approval to `settings_path`, make the skill visible, record
+    `memory_dir`; `project` (a folder) keeps the machine-specific files out of its git repository."""
+    settings_path = Path(settings_path).expanduser().absolute().resolve()  # a symlinked settings file: edit its target
     bundle_root = Path(bundle_root).expanduser().resolve()
-    report = InstallReport(settings_path, manifest=_manifest_path(settings_path))
+    report = InstallReport(settings_path)
+    record_path = _record_path(settings_path)
+    previous = _read_record(record_path)
     desired = bundle_hooks(bundle_root)
-    settings = _read_settings(settings_path)
-    original = copy.deepcopy(settings)
-    manifest = _read_manifest(report.manifest)
-    previous = manifest.get(settings_path.name) or {}
-    entry = {
-        "bundle_root": str(bundle_root),
-        "created_file": previous.get("created_file", not settings_path.exists()),
-        "created_hooks_key": previous.get("created_hooks_key", "hooks" not in settings),
-        "created_events": list(previous.get("created_events", [])),
-    }
+    text, _ = _read_settings(settings_path)
+    existed = settings_path.exists()
+    edit = _Edit(text, previous.get("created", []))
+    entry = {"settings_path": str(settings_path), "bundle_root": str(bundle_root),
+             "created_file": previous.get("created_file", not existed),
+             "created_dirs": previous.get("created_dirs", []), "hooks": desired}
+
     our_commands = {c for groups in (*desired.values(), *previous.get("hooks", {}).values())
                     for g in groups for c in _commands(g)}
-    hooks = settings.setdefault("hooks", {})
     for event in sorted(set(desired) | set(previous.get("hooks", {}))):
-        if event not in hooks:
-            entry["created_events"].append(event)
-        groups = hooks.setdefault(event, [])
         wanted = desired.get(event, [])
-        for group in [g for g in groups if _is_ours(g, our_commands) and g not in wanted]:
-            groups.remove(group)  # an older version of our hooks
-            report.removed.append(_describe(event, group))
+        for group in edit.remove_where(["hooks", event], lambda k, g: _is_ours(g, our_commands) and g not in wanted):
+            report.removed.append(_describe(event, group))  # an older version of our hooks
+        present = edit.value().get("hooks", {}).get(event, [])
         for group in wanted:
-            if group in groups:
+            if group in present:
                 report.unchanged.append(_describe(event, group))
             else:
-                groups.append(copy.deepcopy(group))
+                edit.add(["hooks", event], group)
                 report.added.append(_describe(event, group))
-        if not groups and event in entry["created_events"]:
-            del hooks[event]
-    entry["created_events"] = sorted(set(e for e in entry["created_events"] if e in hooks))
-    entry["hooks"] = desired
+    if SKILL_PERMISSION not in edit.value().get("permissions", {}).get("allow", []):
+        edit.add(["permissions", "allow"], SKILL_PERMISSION)
+        entry["permission"] = SKILL_PERMISSION
+        report.notes.append(f"pre-approved the skill ({SKILL_PERMISSION} in permissions.allow)")
+    elif previous.get("permission"):
+        entry["permission"] = previous["permission"]
     # memory first: its refusals (InstallError) come before any file outside settings is touched
     if memory_dir is not None:
-        entry["memory_dir"] = _record_memory_dir(settings, settings_path, memory_dir, previous.get("memory_dir"),
-                                                 report)
+        entry["memory_dir"] = _record_memory_dir(edit, settings_path, memory_dir, previous.get("memory_dir"), report)
     elif previous.get("memory_dir"):
         entry["memory_dir"] = previous["memory_dir"]
+    edit.drop_created()
+    entry["created"] = edit.created
+
+    boundary = project.resolve() if project else settings_path.parent.parent
+    if edit.text != text or not existed:
+        entry["created_dirs"] += _missing_dirs(settings_path.parent, boundary)
+        if existed and not previous.get("backup"):
+            backup = records_dir() / f"{record_path.stem}.backup"
+            atomic_write_bytes(backup, settings_path.read_bytes())
+            entry["backup"] = str(backup)
+            report.backup = backup
+        _write(settings_path, edit.text.encode("utf-8"))
+        report.changed = True
+    if previous.get("backup"):
+        entry["backup"] = previous["backup"]
+    entry["post_install_sha"] = _sha(settings_path.read_bytes())
+
     if skills_dir is not None:
+        skills_dir = Path(skills_dir).expanduser().absolute()
         old_skill = previous.get("skill")
-        if old_skill and old_skill["path"] != str(Path(skills_dir).expanduser().absolute() / SKILL_NAME):
+        if old_skill and old_skill["path"] != str(skills_dir / SKILL_NAME):
             _unlink_skill(old_skill, report)  # the skill moved to another skills folder
             previous = {**previous, "skill": None}
-        entry["skill"] = _link_skill(Path(skills_dir), bundle_root, previous.get("skill"), report)
+        entry["created_dirs"] += _missing_dirs(skills_dir, boundary)
+        entry["skill"] = _link_skill(skills_dir, bundle_root, previous.get("skill"), report)
     elif previous.get("skill"):
         entry["skill"] = previous["skill"]
+    entry["created_dirs"] = list(dict.fromkeys(entry["created_dirs"]))
+    if project is not None:
+        hidden = [settings_path] + ([skills_dir / SKILL_NAME] if entry.get("skill") else [])
+        entry["git_exclude"] = _exclude(Path(project), hidden, report) or previous.get("git_exclude")
 
-    if settings != original or not settings_path.exists():
-        _write_settings(settings_path, settings, report)
-        report.changed = True
     if {k: v for k, v in previous.items() if k != "installed_at"} != {k: v for k, v in entry.items() if v is not None}:
-        manifest[settings_path.name] = {"installed_at": datetime.now().isoformat(timespec="seconds"),
-                                        **{k: v for k, v in entry.items() if v is not None}}
-        _save_manifest(report.manifest, manifest)
+        atomic_write_json(record_path, {"installed_at": datetime.now().isoformat(timespec="seconds"),
+                                        **{k: v for k, v in entry.items() if v is not None}})
     return report
 
 
 def uninstall(settings_path: Path, bundle_root: Path | None = None) -> InstallReport:
-    """Remove what `install()` added to `settings_path` (hooks, skill link, memory folder record), nothing else.
-
-    Without an install record, `bundle_root` identifies our hooks by their commands (the keys they sit under stay).
-    """
+    """Take out what `install()` added for `settings_path` (hooks, pre-approval, skill link, memory folder record,
+    git exclusions, folders it made), nothing else. Without an install record, `bundle_root` identifies our hooks
+    by their hook script (the containers they sit in stay)."""
     settings_path = Path(settings_path).expanduser().absolute().resolve()
-    report = InstallReport(settings_path, manifest=_manifest_path(settings_path))
-    manifest = _read_manifest(report.manifest)
-    entry = manifest.get(settings_path.name)
-    if entry is None:
+    report = InstallReport(settings_path)
+    record_path = _record_path(settings_path)
+    entry = _read_record(record_path)
+    if not entry:
         if bundle_root is None:
             raise InstallError(f"no rlm-mem install is recorded for {settings_path}; pass the bundle folder")
-        entry = {"hooks": bundle_hooks(bundle_root)}
+        entry = {"hooks": {}, "script": str(Path(bundle_root).expanduser().resolve() / "scripts" / "hook.py")}
     our_commands = {c for groups in entry.get("hooks", {}).values() for g in groups for c in _commands(g)}
-    settings = _read_settings(settings_path)
-    original = copy.deepcopy(settings)
-    hooks = settings.get("hooks", {})
-    for event in list(hooks):
-        for group in [g for g in hooks[event] if _is_ours(g, our_commands)]:
-            hooks[event].remove(group)
-            report.removed.append(_describe(event, group))
-        if not hooks[event] and event in entry.get("created_events", []):
-            del hooks[event]
-    if "hooks" in settings and not hooks and entry.get("created_hooks_key"):
-        del settings["hooks"]
-    _forget_memory_dir(settings, entry.get("memory_dir"), report)
-    _unlink_skill(entry.get("skill"), report)
+    script = entry.get("script")
 
-    if settings != original:
-        if entry.get("created_file") and not settings:
-            settings_path.unlink()  # install created it; the JSON value before install was "no file"
+    def ours(group) -> bool:
+        return _is_ours(group, our_commands) or bool(script) and all(script in c for c in _commands(group) or [""])
+
+    text, _ = _read_settings(settings_path)
+    backup = Path(entry["backup"]) if entry.get("backup") else None
+    if text and entry.get("post_install_sha") == _sha(settings_path.read_bytes()):  # untouched since install
+        if entry.get("created_file"):
+            settings_path.unlink()
             report.notes.append(f"removed {settings_path} (created by install)")
-        else:
-            _write_settings(settings_path, settings, report)
+        elif backup and backup.exists():
+            _write(settings_path, backup.read_bytes())
+            report.notes.append(f"{settings_path} is back as it was before install")
         report.changed = True
-    manifest.pop(settings_path.name, None)
-    _save_manifest(report.manifest, manifest)
+        _forget_memory_dir(_Edit(text, []), entry.get("memory_dir"), report)  # the config file, if any
+    elif text.strip():
+        edit = _Edit(text, entry.get("created", []))
+        for event in list(edit.value().get("hooks", {})):
+            for group in edit.remove_where(["hooks", event], lambda k, g: ours(g)):
+                report.removed.append(_describe(event, group))
+        if entry.get("permission"):
+            edit.remove_where(["permissions", "allow"], lambda k, v: v == entry["permission"])
+        _forget_memory_dir(edit, entry.get("memory_dir"), report)
+        edit.drop_created()
+        if edit.text != text:
+            if entry.get("created_file") and edit.value() == {}:
+                settings_path.unlink()
+                report.notes.append(f"removed {settings_path} (created by install)")
+            else:
+                _write(settings_path, edit.text.encode("utf-8"))
+            report.changed = True
+    _unlink_skill(entry.get("skill"), report)
+    _unexclude(entry.get("git_exclude"), report)
+    for folder in sorted(entry.get("created_dirs", []), key=lambda f: len(Path(f).parts), reverse=True):
+        path = Path(folder)
+        if path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    if backup and backup.exists():
+        backup.unlink()
+    if record_path.exists():
+        record_path.unlink()
     return report

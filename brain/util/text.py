@@ -123,6 +123,8 @@ def without_label(text: str) -> str:
 
 
 _VALUE_GLUE = frozenset("_-")
+_TIME_UNITS = frozenset("second minute hour day week month".split())
+_ATTEMPTS = ("attempts", "times", "retries", "tries")
 
 
 def holds_value(text: str, value: str) -> bool:
@@ -133,11 +135,19 @@ def holds_value(text: str, value: str) -> bool:
     variants = [value]
     if number and number.replace(".", "").isdigit() and subject.isalpha():
         variants += [f"{subject}:{number}", f"{subject}@{number}", f"{subject} v{number}", f"{subject}:v{number}"]
+    elif subject == "1" and number in _TIME_UNITS:  # "1 minute" is also said "every minute", "once a minute"
+        variants += [f"every {number}", f"once a {number}", f"once an {number}"]
+    elif number in _ATTEMPTS and subject.isdigit():  # "3 attempts" is also "3 times", "3 retries"
+        variants += [f"{subject} {other}" for other in _ATTEMPTS if other != number]
+    elif " = " in value:  # a setting: `max_connections = 10` is also written max_connections=10, (10), : 10
+        name, _, setting = value.partition(" = ")
+        variants += [f"{name}={setting}", f"{name}({setting})", f"{name}: {setting}"]
     for variant in variants:
         at = lowered.find(variant)
         while at >= 0:
             before, after = lowered[at - 1:at], lowered[at + len(variant):at + len(variant) + 2]
-            glued_before = before.isalnum() or before in _VALUE_GLUE or before == "."
+            # a name after a dot is a method or field (`.max_connections(10)`); a value after one is part of another
+            glued_before = before.isalnum() or before in _VALUE_GLUE or (before == "." and " = " not in value)
             glued_after = after[:1].isalnum() or after[:1] in _VALUE_GLUE or (after[:1] == "." and after[1:2].isalnum())
             if variant is not value and after[:1] == "-":  # "node:18-alpine" states Node 18
                 glued_after = False

@@ -1,12 +1,13 @@
-"""Values written in text: durations ("14 days"), times of day ("04:30 UTC"), URLs and host names, versions and
-other numbered things ("Node 18", "port 8090"), long numbers. Capture follows how they change (a value replaced by
+"""Values written in text: durations ("14 days", and in code `10 * time.Minute`, `Duration::from_secs(30)`,
+`timedelta(minutes=15)`), times of day ("04:30 UTC"), cron schedules ("0 */6 * * *"), URLs and host names, versions
+and other numbered things ("Node 18", "port 8090"), long numbers. Capture follows how they change (a value replaced by
 another); the search index keeps which kinds a memory states, so that "how long ...?" favours a memory holding a
 duration. Regex-based: writers and the capture worker use it, never the prompt hook.
 """
 import re
 
 _UNITS = (r"ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|"
-          r"kb|mb|gb|tb|percent|%|requests?|times|retries|workers|replicas|threads|connections")
+          r"kb|mb|gb|tb|percent|%|requests?|times|retries|tries|attempts|workers|replicas|threads|connections")
 UNIT_VALUE = re.compile(rf"\b(\d+(?:\.\d+)?)\s?({_UNITS})\b", re.IGNORECASE)
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):[0-5]\d(?:\s?UTC)?\b")
 _URL = re.compile(r"\bhttps?://[^\s'\"<>)\]`,]+")
@@ -15,6 +16,17 @@ _HOST = re.compile(r"\b(?=[a-z0-9-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:dev|io
 SUBJECT_NUMBER = re.compile(r"\b([A-Za-z][A-Za-z+#]{1,20})(?:\s+v?|[:@]v?)(\d+(?:\.\d+){0,2})\b")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\d{3,6}(?![\w.])")
 ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_]{2,40})\s*[=:]\s*(\d+(?:\.\d+)?)\b")
+# Durations as code writes them; each is read as "N unit" so that it matches the same value in prose.
+_GO_DURATION = re.compile(r"(?:\b(\d+(?:\.\d+)?)\s*\*\s*)?\btime\.(Millisecond|Second|Minute|Hour)\b")
+_CALL_DURATION = re.compile(r"\b(?:Duration|TimeDelta)(?:::from_|::|\.of)(millis|secs|mins|hours|days|weeks|minutes|"
+                            r"seconds|Millis|Seconds|Minutes|Hours|Days)\((\d+)\)")
+_KEYWORD_DURATION = re.compile(r"\b(weeks|days|hours|minutes|seconds|milliseconds)\s*=\s*(\d+(?:\.\d+)?)\b")
+_CODE_UNITS = {"millis": "millisecond", "secs": "second", "mins": "minute", "seconds": "second", "minutes": "minute",
+               "hours": "hour", "days": "day", "weeks": "week", "milliseconds": "millisecond"}
+# Five cron fields (six with seconds first) in quotes or backticks ("30 2 * * *", `0 */6 * * *`), one a number.
+_CRON = re.compile(r"(?<=[\"'`])(?=[^\"'`]*\d)((?:[\d*/,-]+[ \t]+){4,5}[\d*/,-]+)(?=[\"'`])")
+# A whole number of a larger unit reads as that unit (3600 seconds is "1 hour", said "every hour").
+_LARGER = (("millisecond", 1000, "second"), ("second", 60, "minute"), ("minute", 60, "hour"), ("hour", 24, "day"))
 PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?")
 # Subjects that say nothing on their own ("at 5", "to 20", "in 3").
 WEAK_SUBJECTS = frozenset("at to in on of for from by with and or the a an is are was were be it its this that "
@@ -31,8 +43,15 @@ def value_kinds(text: str) -> list:
             out.append(("host", m.group(0)))
     for m in UNIT_VALUE.finditer(text):
         out.append(("unit:" + _unit(m.group(2)), f"{m.group(1)} {m.group(2)}"))
+    for unit, number in _code_durations(text):
+        for smaller, factor, larger in _LARGER:
+            if unit == smaller and number >= factor and number % factor == 0:
+                unit, number = larger, number / factor
+        out.append((f"unit:{unit}", f"{_number(number)} {unit}{'' if number == 1 else 's'}"))
     for m in _TIME.finditer(text):
         out.append(("time", m.group(0)))
+    for m in _CRON.finditer(text):
+        out.append(("cron", " ".join(m.group(1).split())))
     for m in SUBJECT_NUMBER.finditer(text):
         subject = m.group(1)
         if subject.lower() not in WEAK_SUBJECTS and not UNIT_VALUE.match(text, m.start(2)):
@@ -43,11 +62,31 @@ def value_kinds(text: str) -> list:
     return out
 
 
+def _code_durations(text: str):
+    """(unit, number) for each duration written as code: `10 * time.Minute`, `time.Second`, `Duration::from_secs(30)`,
+    `Duration.ofMinutes(5)`, `timedelta(minutes=15)`."""
+    if "time." in text:
+        for m in _GO_DURATION.finditer(text):
+            yield m.group(2).lower(), float(m.group(1) or 1)
+    if "Duration" in text or "TimeDelta" in text:
+        for m in _CALL_DURATION.finditer(text):
+            yield _CODE_UNITS[m.group(1).lower()], float(m.group(2))
+    if "=" in text:
+        for m in _KEYWORD_DURATION.finditer(text):
+            yield _CODE_UNITS[m.group(1)], float(m.group(2))
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
 def _unit(word: str) -> str:
     word = word.lower()
     for base in ("millisecond", "second", "minute", "hour", "day", "week", "month", "year", "request"):
         if word.startswith(base[:3]) and (word.startswith(base) or len(word) <= 4):
             return base
+    if word in ("times", "retries", "tries", "attempts"):  # "retried 3 times" is "3 attempts"
+        return "attempt"
     return word.rstrip("s")
 
 
@@ -56,7 +95,8 @@ _DURATION_UNITS = frozenset(("millisecond", "ms", "second", "sec", "minute", "mi
                              "year"))
 
 
-_TODO = re.compile(r"\b(?:next steps?|follow-?ups?|todo|to-do|still to do|left to do|pending)\b|\bTODO\b",
+_TODO = re.compile(r"\b(?:next steps?|next time|follow-?ups?|todo|to-do|still to do|left to do|still open|pending)\b|"
+                   r"\bTODO\b",
                    re.IGNORECASE)
 
 
@@ -71,6 +111,8 @@ def coarse_kinds(text: str) -> str:
             kinds.add("port")
         elif kind.startswith("subject:"):
             kinds.add("version")
+        elif kind == "cron":
+            kinds.add("time")
         else:
             kinds.add("url" if kind == "host" else kind)
     return " ".join(sorted(kinds))

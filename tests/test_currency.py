@@ -1,0 +1,100 @@
+"""What is current (issue 12): the value changes a session makes, in the words and code people write them."""
+import pytest
+
+from brain.capture.alternatives import job_of, same_job
+from brain.capture.currency import _edit_changes, _stated_changes
+from brain.util.text import holds_value
+from brain.util.values import coarse_kinds, value_kinds
+
+
+@pytest.mark.parametrize("old, new, pair", [
+    ("PORT = 8087", "PORT = 8090", ("8087", "8090")),
+    ("REFRESH_TTL = timedelta(days=14)", "REFRESH_TTL = timedelta(days=7)", ("14 days", "7 days")),
+    ("const HoldTTL = 15 * time.Minute", "const HoldTTL = 10 * time.Minute", ("15 minutes", "10 minutes")),
+    ("t := time.NewTicker(time.Minute)", "t := time.NewTicker(30 * time.Second)", ("1 minute", "30 seconds")),
+    ("Duration::from_secs(30)", "Duration::from_secs(120)", ("30 seconds", "2 minutes")),
+    ("interval(Duration::from_secs(3600))", 'Job::new_async("0 15 3 * * *", sweep)', ("1 hour", "0 15 3 * * *")),
+    (".max_connections(10)", ".max_connections(20)", ("max_connections = 10", "max_connections = 20")),
+    ('channel = "1.79"', 'channel = "1.82"', ("1.79", "1.82")),
+    ("curl https://app-stg.example.io/health", "curl https://staging.example.dev/health",
+     ("app-stg.example.io", "staging.example.dev")),
+    ('c.AddFunc("30 2 * * *", s.Run)', 'c.AddFunc("0 */6 * * *", s.Run)', ("30 2 * * *", "0 */6 * * *")),
+    ("?sslmode=disable&pool_max_conns=10", "?sslmode=disable&pool_max_conns=25",
+     ("pool_max_conns = 10", "pool_max_conns = 25")),
+    ("limit = 256 MB", "limit = 1 GB", ("256 MB", "1 GB")),
+    ("FROM node:18-alpine", "FROM node:20-alpine", ("Node 18", "Node 20")),
+])
+def test_an_edit_replacing_a_value_is_a_change(old, new, pair):
+    assert pair in _edit_changes(old, new)
+
+
+@pytest.mark.parametrize("old, new", [
+    ("def handler(event):\n    return 1\n", "def handler(event, context):\n    return 1\n"),  # no value changed
+    ("timeout = 30 * time.Second\nretries = 3", "timeout = 30 * time.Second\nretries = 3\n# done"),
+    ("a = 1 * time.Minute\nb = 2 * time.Minute", "a = 3 * time.Minute\nb = 4 * time.Minute"),  # which went where?
+])
+def test_an_edit_that_changes_no_single_value_is_none(old, new):
+    assert _edit_changes(old, new) == []
+
+
+@pytest.mark.parametrize("message, pair", [
+    ("Replace Celery with arq.", ("Celery", "arq")),
+    ("Use vitest instead of jest.", ("jest", "vitest")),
+    ("Changed the tide schedule from `30 2 * * *` to `0 */6 * * *`.", ("30 2 * * *", "0 */6 * * *")),
+    ("golang-migrate left the database dirty again. I'm done with it. Let's switch to goose.",
+     ("golang-migrate", "goose")),
+    ("One more: let's drop zap. log/slog is in the standard library.", ("zap", "log/slog")),
+    ("We keep hitting limits with the old worker; move the queue over to dramatiq. Celery is too heavy.",
+     ("celery", "dramatiq")),
+    ("15 minutes is too long on busy weekends. Cut the hold to 10 minutes.", ("15 minutes", "10 minutes")),
+    ("Raised the upload limit from 256 MB to 1 GB.", ("256 MB", "1 GB")),
+    ("S3 calls now get up to 5 attempts instead of 3.", ("3 attempts", "5 attempts")),
+    ("The pool is now max_connections = 20, up from 10.", ("max_connections = 10", "max_connections = 20")),
+])
+def test_a_sentence_stating_a_change_is_a_change(message, pair):
+    line = message.splitlines()[0]
+    assert pair in _stated_changes(line, "", message)
+
+
+@pytest.mark.parametrize("message", [
+    "Let's go with Celery and Redis for background jobs.",  # a first choice replaces nothing
+    "Either Postmark or SES would do; what do you think?",
+    "I got the echo server to render the requests page.",  # common words, not tools
+    "Set up the billing service on port 5433.",
+])
+def test_a_sentence_choosing_for_the_first_time_changes_nothing(message):
+    assert [p for p in _stated_changes(message, "", message) if p[0] is not None] == []
+
+
+def test_a_subject_given_a_new_value_without_the_old_one_is_resolved_later():
+    (change,) = _stated_changes("Cut the hold to 10 minutes.", "", "Cut the hold to 10 minutes.")
+    assert change == (None, "10 minutes", "hold")
+
+
+def test_alternatives_know_a_tools_job_and_two_names_of_one_tool():
+    assert job_of("goose") == job_of("golang-migrate") == "migrations"
+    assert job_of("requests") is None and job_of("echo") is None
+    assert same_job("postgresql", "we ran postgres before") == []  # one tool, two names
+    assert same_job("arq", "celery's workers leak; rq is simpler") == ["celery", "rq"]
+
+
+def test_code_durations_cron_specs_and_open_work_are_values():
+    assert value_kinds("HoldTTL = 10 * time.Minute") == [("unit:minute", "10 minutes")]
+    assert ("cron", "0 */6 * * *") in value_kinds("the spec is `0 */6 * * *` now")
+    assert "time" in coarse_kinds('c.AddFunc("30 2 * * *", s.Run)').split()
+    assert "todo" in coarse_kinds("Stopping here. Next time: wire the Postmark sender.").split()
+
+
+@pytest.mark.parametrize("text, value, held", [
+    ("the reaper deletes expired holds every minute", "1 minute", True),
+    ("it polls once a minute", "1 minute", True),
+    ("it took a minute to build", "1 minute", False),
+    ("holds last 15 minutes", "15 minutes", True),
+    ("holds last 115 minutes", "15 minutes", False),
+    ("an upload is retried up to 3 times", "3 attempts", True),
+    ("with pool_max_conns=10 in the DSN", "pool_max_conns = 10", True),
+    ("PgPoolOptions::new().max_connections(10)", "max_connections = 10", True),
+    ("max_connections = 100", "max_connections = 10", False),
+])
+def test_a_value_is_found_as_people_write_it(text, value, held):
+    assert holds_value(text, value) is held

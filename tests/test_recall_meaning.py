@@ -1,0 +1,150 @@
+"""Recall by meaning and by what is current (issue 12), through the real hooks from hooks/hooks.json: the
+person's words are not the memory's, values change, and decisions are agreed in conversation."""
+import os
+import subprocess
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from harness.claude_code import BUNDLE_ROOT, fire
+from harness.transcripts import Assistant, Bash, Edit, Todo, User, write_session
+
+from brain.scripts import ChunkStore
+
+RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")
+UNRELATED = ("Convert this loop into a list comprehension", "What's a good name for a cat?",
+             "Explain the difference between TCP and UDP")
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
+def rlm(project, *args):
+    run = subprocess.run([RLM, *args], capture_output=True, text=True, cwd=project, env=os.environ.copy(),
+                         timeout=120)
+    assert run.returncode == 0, run.stdout + run.stderr
+    return run.stdout
+
+
+def prompt(project, text, sid="later"):
+    (run,) = fire("UserPromptSubmit", {"session_id": sid, "transcript_path": str(project / f"{sid}.jsonl"),
+                                       "cwd": str(project), "prompt": text})
+    assert run.returncode == 0, run.stderr
+    return run.context
+
+
+def start(project, sid="later"):
+    (run,) = fire("SessionStart", {"session_id": sid, "transcript_path": str(project / f"{sid}.jsonl"),
+                                   "cwd": str(project), "source": "startup"})
+    assert run.returncode == 0, run.stderr
+    return run.context
+
+
+def captured(tmp_path, project, sessions):
+    """Each (session id, days ago, turns) written as a real transcript and ended through the real hooks, then the
+    queued capture finished as the next session start would."""
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    for sid, days_ago, turns in sessions:
+        path = write_session(tmp_path / f"{sid}.jsonl", sid, project, now - timedelta(days=days_ago), turns)
+        base = {"session_id": sid, "transcript_path": str(path), "cwd": str(project)}
+        (end,) = fire("SessionEnd", dict(base, reason="prompt_input_exit"))
+        assert end.returncode == 0, end.stderr
+    rlm(project, "ingest")
+
+
+def lines_with(context, value):
+    return [line for line in context.splitlines() if value in line]
+
+
+def marked_or_beside(line, current):
+    """A line showing an old value tells that it was replaced, or states the current value in its own text
+    ("replace Celery with arq"), not only in the mark."""
+    return "replaced" in line or current in line.split("] ", 1)[-1]
+
+
+def test_the_readmes_example_is_recalled_in_other_words(project):
+    rlm(project, "remember", "The staging database listens on port 5433", "--tags", "db,staging")
+    assert "5433" in rlm(project, "recall", "which port does staging use?")
+    assert "5433" in prompt(project, "which port does staging use?")
+    for text in UNRELATED:  # a word the store never saw does not veto recall, and still nothing unrelated is given
+        assert "5433" not in prompt(project, text)
+
+
+def test_the_billing_database_port_comes_back_in_the_next_session(tmp_path, project):
+    captured(tmp_path, project, [("s1", 2, [
+        User("Set up the billing service: it uses Postgres 16 on port 5433."),
+        Assistant("Done: the billing service connects to Postgres 16 on localhost:5433.",
+                  [Edit("app/db.py", "", "DATABASE_URL = 'postgresql://billing@localhost:5433/billing'\n")]),
+        User("Lint with ruff and keep the line length at 100."),
+        Assistant("Added ruff with line-length = 100.", [Edit("pyproject.toml", "", "[tool.ruff]\nline-length = 100\n")]),
+    ])])
+    assert "5433" in prompt(project, "Which port does the billing database listen on?")
+    assert "ruff" in prompt(project, "Which formatter enforces our line length?")
+    for text in UNRELATED:
+        assert prompt(project, text) == ""
+
+
+PORT_AND_QUEUE = [
+    ("s1", 20, [
+        User("Run the dev server on port 8087, 8000 is taken on my machine."),
+        Assistant("The dev server now starts with `uvicorn app.main:app --port 8087`.",
+                  [Edit("Makefile", "", "run:\n\tuvicorn app.main:app --reload --port 8087\n")]),
+        User("Refresh tokens should last 14 days."),
+        Assistant("Set REFRESH_TOKEN_TTL to 14 days.", [Edit("app/auth.py", "", "REFRESH_TOKEN_TTL = timedelta(days=14)\n")]),
+        User("Let's go with Celery and Redis for background jobs."),
+        Assistant("Set up a Celery app with a Redis broker and moved receipt e-mails into a task.",
+                  [Edit("app/worker.py", "", "celery = Celery('app', broker='redis://localhost:6379/0')\n")]),
+    ]),
+    ("s2", 6, [
+        User("Move the API to port 8090, another service needs 8087."),
+        Assistant("Moved it: the API now listens on 8090.",
+                  [Edit("Makefile", "--port 8087", "--port 8090"),
+                   Bash("make run & sleep 2 && curl -s localhost:8090/healthz", '{"status":"ok"}')]),
+        User("14 days is too long for refresh tokens. Make it 7 days."),
+        Assistant("Refresh tokens now expire after 7 days.",
+                  [Edit("app/auth.py", "timedelta(days=14)", "timedelta(days=7)")]),
+        User("Celery keeps leaking memory in the worker. What would be lighter?"),
+        Assistant("arq is an asyncio job queue on Redis, much lighter than Celery and it fits FastAPI."),
+        User("Agreed. Decision: replace Celery with arq."),
+        Assistant("Replaced Celery with arq; receipts are an arq job now.",
+                  [Edit("app/worker.py", "celery = Celery('app', broker='redis://localhost:6379/0')",
+                        "class WorkerSettings: functions = [send_receipt]")]),
+        Assistant("", [Todo([("Move the API port", "completed"), ("Add idempotency keys to webhooks", "pending")])]),
+    ]),
+]
+
+
+def test_a_changed_value_is_given_as_current_and_the_old_one_marked_replaced(tmp_path, project):
+    captured(tmp_path, project, PORT_AND_QUEUE)
+    for question, current, old in (("What port is the API served on?", "8090", "8087"),
+                                   ("How long do refresh tokens last?", "7 days", "14 days"),
+                                   ("What do we use for background jobs?", "arq", "Celery")):
+        context = prompt(project, question)
+        assert current in context, (question, context)
+        for line in lines_with(context, old):  # the old value is history: dated and marked, or beside the new one
+            assert marked_or_beside(line, current), (question, line)
+
+
+def test_decisions_agreed_in_conversation_are_decisions_and_the_brief_holds_the_latest(tmp_path, project):
+    captured(tmp_path, project, PORT_AND_QUEUE)
+    decisions = [c.content for c in ChunkStore(os.environ["RLM_MEM_DIR"]).list_chunks()
+                 if c.metadata.get("kind") == "decision" and c.metadata.get("status", "active") == "active"]
+    assert any("arq" in d for d in decisions), decisions  # "Agreed. Decision: replace Celery with arq"
+    assert any("7 days" in d for d in decisions), decisions  # "Make it 7 days", carried out on request
+    assert any("8090" in d for d in decisions), decisions  # "Move the API to port 8090", carried out
+    brief = start(project)
+    for held in ("arq", "8090", "7 days", "idempotency keys"):  # the latest decisions and the open TODO
+        assert held in brief, (held, brief)
+    for stale, current in (("port 8087", "8090"), ("14 days", "7 days"), ("Celery and Redis", "arq")):
+        for line in lines_with(brief, stale):
+            assert marked_or_beside(line, current), line
+
+
+def test_a_question_about_open_work_gets_the_latest_open_work(tmp_path, project):
+    captured(tmp_path, project, PORT_AND_QUEUE)
+    for question in ("What's still left to do?", "What should I pick up next?", "Anything we left unfinished?"):
+        assert "idempotency keys" in prompt(project, question), question
+
