@@ -138,7 +138,7 @@ GENERATORS = {
     "telegram_token": _bare(lambda r: f"{_random(r, 9, string.digits)}:AA{_random(r, 33, URL_SAFE)}"),
     "webhook": _assigned("https://discord.com/api/webhooks/123456789012345678/{}", lambda r: _random(r, 68, URL_SAFE)),
     "azure_sas": _assigned("https://a.blob.core.windows.net/c/f?sv=2022-11-02&sig={}", lambda r: _random(r, 43)),
-    "url_credentials": _assigned("redis://:{}@cache:6379/0", lambda r: _random(r, 14)),
+    "url_credentials/no user": _assigned("redis://:{}@cache:6379/0", lambda r: _random(r, 14)),
 }
 CLI_GENERATORS = {  # a password on a command line: only the password must disappear
     "mysql": "mysql -u root -p{} app", "sshpass": "sshpass -p {} ssh host", "curl": "curl -u admin:{} https://x",
@@ -156,7 +156,7 @@ def test_generated_secret_disappears(kind, context):
         text, secret = GENERATORS[kind](rng)
         out = redact(context.format(text))
         assert secret not in out
-        assert f"[REDACTED:{kind}]" in out
+        assert f"[REDACTED:{kind.split('/')[0]}]" in out  # "kind/variant": another shape of one kind
 
 
 @pytest.mark.parametrize("command", sorted(CLI_GENERATORS))

@@ -111,8 +111,10 @@ def share_init(env, as_json):
 @json_option
 @pass_env
 def share_sync(env, as_json):
-    """Bring the local indexes up to date after a pull or merge (cheap when nothing changed)."""
+    """Bring the local indexes up to date after a pull or merge, seed 000's JSON index files included (cheap when
+    nothing changed)."""
     result = env.store.sync_derived()
+    env.store.refresh_json_indexes()
     if as_json:
         emit_json(result or {"months": [], "indexed": 0, "removed": 0})
     elif result:

@@ -8,7 +8,7 @@ skipped; the others are imported.
 import json
 from pathlib import Path
 
-from brain.interop.records import Issue, Record, jsonable, timestamp
+from brain.interop.records import Issue, Record, SourceError, jsonable, timestamp
 from brain.store.chunk import CHUNK_TYPES, EXTRA_LINK_TYPES, LINK_TYPES, SOURCES, is_chunk_id
 from brain.store.chunk_store import METADATA_FIELDS
 from brain.store.validation import schema_errors

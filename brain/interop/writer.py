@@ -43,6 +43,7 @@ class Importer:
         self._tails = None
         self.done_bytes = 0
         self.total_bytes = 0
+        store.batch_job = True  # one import, many batches: one warm index connection, closed by finish()
 
     # ------------------------------------------------------------------ intake
     def add(self, item) -> None:
@@ -199,7 +200,8 @@ class Importer:
         added = []
         # ChunkStore's public writers derive ids; a restore keeps the record's own, so it uses the store's
         # locked write session directly (same lock, same index updates, committed when the block ends).
-        with writing(self.store.layout, lock_timeout=self.store.lock_timeout, bulk=True) as ctx:
+        with writing(self.store.layout, lock_timeout=self.store.lock_timeout, bulk=True,
+                     keep=self.store.batch_job) as ctx:
             for data, rec in batch:
                 stored = ctx.existing(data["id"])
                 if stored is not None or self.store.layout.exists(data["id"]):
@@ -213,7 +215,7 @@ class Importer:
                 if errors:
                     self.report.error(rec.file, "invalid chunk: " + "; ".join(errors[:3]), rec.line)
                     continue
-                ctx.add(data)
+                ctx.add(data)  # whole chunks from an export keep their own history
                 added.append(data["id"])
         for chunk_id in added:
             audit(self.store.root, "import", chunk_id, actor=self.store.actor, reason=f"import ({self.fmt})")
@@ -222,7 +224,10 @@ class Importer:
 
     # ------------------------------------------------------------------ links, once every record is stored
     def finish(self) -> None:
-        self.flush()
+        try:
+            self.flush()
+        finally:
+            self.store.end_batch_job()
         if not self.requests:
             return
 

@@ -1,13 +1,14 @@
 """The one short-lived background process hooks may start: `rlm-mem ingest --background` (capture, index
-upgrades) or `rlm-mem garden --apply --if-due`. Hooks never wait for it; `RLM_MEM_BACKGROUND=0` turns it off, and
-queued work then waits for `rlm-mem ingest`. Stdlib only. The process is started with fork + setsid + exec rather
-than `subprocess` (whose import alone is ~10 ms, five times that on a loaded machine, out of SessionEnd's 1.5 s).
+upgrades and rebuilds, the pass that brings seed 000's JSON index files up to date: session/maintenance.py) or
+`rlm-mem garden --apply --if-due`. Hooks never wait for it; `RLM_MEM_BACKGROUND=0` turns it off, and
+queued work then waits for `rlm-mem ingest`. Stdlib only, without `subprocess`.
 """
 import os
 import sys
 
 from brain.capture.queue import enqueue, pending_count, uncaptured_siblings, worker_running
 from brain.context.dependencies import ready
+from brain.index.fingerprint import derived_behind
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_SIBLINGS = 20  # earlier sessions queued by one session start
@@ -18,8 +19,11 @@ def background_allowed() -> bool:
 
 
 def spawn_detached(root, args) -> bool:
-    """Start `rlm-mem --dir ROOT ARGS…` detached from the hook (it outlives it; one-shot, exits when done): its
-    own session, the memory root as its folder, /dev/null for stdin, stdout and stderr, nothing else inherited."""
+    """Start `rlm-mem --dir ROOT ARGS…` detached from the hook (it outlives it; one-shot, exits when done): a
+    new session, in the memory root, with /dev/null for stdin, stdout and stderr (the hook's pipes must close when
+    the hook exits). fork and exec by hand: `subprocess` alone costs a hook 5 to 15 ms to import (bench/run.py,
+    the first SessionStart after a write), and the hook's other descriptors are not inherited (Python opens them
+    close-on-exec)."""
     if not background_allowed():
         return False
     argv = [sys.executable, "-I", os.path.join(BUNDLE_ROOT, "scripts", "rlm_mem.py"), "--dir", os.fspath(root), *args]
@@ -60,7 +64,8 @@ def at_session_start(root, transcript_path: str, session_id: str) -> None:
             enqueue(root, sid, path, final=True)
     except OSError:
         return  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    if pending_count(root) or not ready(BUNDLE_ROOT):  # a worker installs missing packages before it captures
+    # capture to do, packages to install before it (the worker does that first), or derived data to bring current
+    if pending_count(root) or not ready(BUNDLE_ROOT) or derived_behind(root):
         start_worker(root)
     try:
         from brain.garden.schedule import garden_due  # one small file read; the rest of gardening never loads here

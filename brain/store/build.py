@@ -13,15 +13,15 @@ from brain.store.classify import detect_type
 from brain.util.errors import ChunkValidationError
 from brain.util.fasthash import sha1
 from brain.util.files import append_line, read_bytes
-from brain.util.timestamps import normalize_timestamp, utc_now
+from brain.util.timestamps import epoch_seconds, normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
 TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks deleted with --permanent
 
-METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "project", "project_name",
-                   "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
+METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "arrived", "project",
+                   "project_name", "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
                    "original_type", "superseded_at", "files", "part", "provenance", "extra", "scope")
 _RESERVED = ("created", "conversation_id", "source", "confidence")
 
@@ -121,6 +121,25 @@ def _copied(value):
     if isinstance(value, (list, tuple)):
         return [_copied(v) for v in value]
     return value
+
+
+ARRIVAL_GAP_SECONDS = 86400  # a captured or imported memory dated more than this before it is written here...
+
+
+def stamp_arrival(chunk: dict, now: str) -> dict:
+    """...carries metadata.arrived = `now`, its arrival in this store: gardening counts idleness from it, not from
+    the memory's own date (a legacy import dated 287 days ago is not dormant on the day it arrives). A captured
+    or imported memory is one with a provenance kind or the import source; what a caller stores with a date of
+    its choosing through the library keeps that date as its age, and a whole chunk restored from rlm-mem's own
+    export keeps its history (its `updated`, its uses)."""
+    md = chunk["metadata"]
+    if not ((md.get("provenance") or {}).get("kind") or md.get("source") == "import"):
+        return chunk
+    then, arrived = epoch_seconds(md.get("created")), epoch_seconds(now)
+    if then is not None and arrived is not None and arrived - then > ARRIVAL_GAP_SECONDS \
+            and (md.get("arrived") or "") < now:
+        md["arrived"] = now
+    return chunk
 
 
 def tombstones(state_dir) -> set:

@@ -9,8 +9,9 @@ Each entry is a session record, a notable memory or a gardening run, linking the
     - **Summary:** FTS5 ships with Python; no server, no model download
 
 Entries are written with one O_APPEND write, so concurrent writers never interleave; the day's heading is created
-with O_EXCL, so it is written once (brain/util/files.append_text, which also redacts). Lines are never edited.
-Stdlib only: capture imports this.
+with O_EXCL, so it is written once (brain/util/files.append_text, which also redacts). Lines are never edited; the
+one exception is a memory deleted for good, whose entry goes with it (`forget_episode`). Stdlib only: capture
+imports this.
 """
 import re
 from datetime import datetime, timezone
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from brain.safety.redact import redact
 from brain.store.chunk import is_chunk_id, month_of
-from brain.util.files import append_text, read_bytes
+from brain.util.files import append_text, atomic_write_text, read_bytes
 from brain.util.text import clip
 from brain.util.timestamps import normalize_timestamp
 
@@ -66,6 +67,22 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
         lines.append(f"- **Summary:** {_one_line(summary, _SUMMARY_MAX)}")
     append_text(path, "\n".join(lines) + "\n", create_with=f"# {day}\n")
     return path
+
+
+def forget_episode(root, chunk_id: str) -> int:
+    """Remove the entries about `chunk_id` (it was deleted for good: its summary must not outlive it); the day's
+    file is rewritten atomically. Returns how many entries were removed."""
+    folder = Path(root) / EPISODES_DIR
+    removed = 0
+    for path in sorted(folder.glob("????-??-??.md")) if folder.is_dir() else ():
+        text = read_bytes(path).decode("utf-8", errors="replace")
+        if f"[{chunk_id}]" not in text:
+            continue
+        blocks = text.split("\n\n")  # the day's heading, then one block per entry
+        kept = [b for b in blocks if f"[{chunk_id}]" not in b]
+        removed += len(blocks) - len(kept)
+        atomic_write_text(path, "\n\n".join(kept).rstrip("\n") + "\n")
+    return removed
 
 
 def read_episodes(root, since: str | None = None) -> list:

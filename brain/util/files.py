@@ -4,7 +4,7 @@ Three promises hold for every call here, so no caller has to remember them:
 - Nothing unredacted is written. The writers take values (JSON values, text) and pass every string in them, at
   any depth (dict keys included), through `brain/safety/redact.py` before serialising. JSON values are redacted in
   place, so a caller that indexes or reports the value afterwards holds exactly what went to disk. Two writers
-  say in their names that they do not redact: `write_derived_text`, for index files rebuilt from chunk files that
+  say in their names that they do not redact: `derived_stream`, for index files rebuilt from chunk files that
   were redacted when written, and `write_user_text`/`write_user_json`, for files that belong to the person (Claude
   Code's settings, a project's .rlm-mem.json, an export they asked for), where an API key they keep must stay.
   tests/test_trust.py checks who calls those two and that no other module opens a file for writing.
@@ -124,28 +124,51 @@ def _temp_file(folder: str):
             continue
 
 
-def _write_atomically(path, data: bytes, *, fsync: bool = True) -> None:
-    path = os.fspath(path)
-    folder = os.path.dirname(path) or "."
-    ensure_dir(folder)
-    refuse_links(path)
-    fd, tmp = _temp_file(folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            if fsync:
-                os.fsync(fh.fileno())
-        os.chmod(tmp, FILE_MODE)
-        os.replace(tmp, path)
-        if fsync:  # the new directory entry too: a power cut must not lose a file reported as saved
-            _fsync_dir(folder)
-    except BaseException:
+class _AtomicStream:
+    """A binary file to write `path` with, atomically: a temp file in the same folder, fsync, replace, folder fsync
+    when the block ends without error; removed when it raises. (A class, not contextlib: hooks import this module.)"""
+
+    def __init__(self, path, fsync: bool):
+        self.path, self.fsync = os.fspath(path), fsync
+        self.folder = os.path.dirname(self.path) or "."
+
+    def __enter__(self):
+        ensure_dir(self.folder)
+        refuse_links(self.path)
+        fd, self.tmp = _temp_file(self.folder)
+        self.fh = os.fdopen(fd, "wb", buffering=1 << 16)
+        return self.fh
+
+    def __exit__(self, kind, error, trace):
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            with self.fh:
+                if kind is None:
+                    self.fh.flush()
+                    if self.fsync:
+                        os.fsync(self.fh.fileno())
+            if kind is None:
+                os.chmod(self.tmp, FILE_MODE)
+                os.replace(self.tmp, self.path)
+        except BaseException:
+            _unlink_quietly(self.tmp)
+            raise
+        if kind is not None:
+            _unlink_quietly(self.tmp)
+        elif self.fsync:  # the new directory entry too: a power cut must not lose a file reported as saved
+            _fsync_dir(self.folder)
+        return False
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _write_atomically(path, data: bytes, *, fsync: bool = True) -> None:
+    with _AtomicStream(path, fsync) as fh:
+        fh.write(data)
 
 
 def _fsync_dir(folder: str) -> None:
@@ -161,20 +184,55 @@ def _fsync_dir(folder: str) -> None:
         os.close(fd)
 
 
-def fsync_written(paths) -> None:
-    """Make files written without fsync durable: each file, then each folder holding one (their new entries).
-    A batch writer calls this once before it reports the batch saved; `os.sync()` would flush every file system."""
-    folders = set()
-    for path in paths:
+def _write_durably(path: str, data: bytes) -> int:
+    """_write_atomically without the folder fsync, then the file's fsync; returns the file's mtime (ns)."""
+    _write_atomically(path, data, fsync=False)
+    fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    try:
+        os.fsync(fd)
+        return os.fstat(fd).st_mtime_ns
+    finally:
+        os.close(fd)
+
+
+class BatchWriter:
+    """Writes a batch of files atomically on a pool of threads while the caller goes on with the next one (the
+    file system's work, creating, renaming and fsyncing each file, waits on the kernel and the disk, not on the
+    interpreter: on two cores it runs beside the caller's Python and SQLite), then `finish` makes exactly those
+    files and their folders durable. Concurrent fsyncs share the file system's journal commits (2,000 small files:
+    ~0.4 s instead of ~1.3 s one by one, measured on ext4). A batch writer calls `finish` before it reports the
+    batch saved; `os.sync()` would flush every file system. Values are redacted in the caller's thread, in place,
+    like atomic_write_encoded's."""
+
+    THREADS = 8
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor  # batch writers only, never a hook
+
+        self._pool = ThreadPoolExecutor(self.THREADS, thread_name_prefix="rlm-mem-write")
+        self._pending = {}
+        self._folders = set()
+
+    def write(self, path, value, encode) -> None:
+        """Queue `encode(value)` (bytes) for `path`, `value` redacted first."""
         path = os.fspath(path)
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+        self._pending[path] = self._pool.submit(_write_durably, path, encode(redacted(value)))
+        self._folders.add(os.path.dirname(path) or ".")
+
+    def finish(self) -> dict:
+        """Wait until every file and its folder is on disk; path -> mtime (ns). The first OSError is raised."""
         try:
-            os.fsync(fd)
+            mtimes = {path: future.result() for path, future in self._pending.items()}
+            for folder in sorted(self._folders):
+                _fsync_dir(folder)
+            return mtimes
         finally:
-            os.close(fd)
-        folders.add(os.path.dirname(path) or ".")
-    for folder in sorted(folders):
-        _fsync_dir(folder)
+            self.close()
+
+    def close(self) -> None:
+        """Stop, letting what runs end (the batch failed, or is finished)."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._pending, self._folders = {}, set()
 
 
 def atomic_write_text(path, text: str, *, fsync: bool = True) -> None:
@@ -196,11 +254,20 @@ def atomic_write_json(path, value, *, indent=2, fsync: bool = True):
     return value
 
 
-def write_derived_text(path, text: str) -> None:
-    """Write a derived index file (rebuilt from chunk files, whose strings were redacted when they were written)
-    atomically and as it is: redacting a 30 MB index again on every save would cost seconds and could cut its JSON
-    apart. Only brain/index may call this (tests/test_trust.py)."""
-    _write_atomically(path, text.encode("utf-8"))
+def atomic_write_encoded(path, value, encode, *, fsync: bool = True):
+    """Write `encode(value)` (bytes; a chunk file's own layout) atomically, every string of `value` redacted in
+    place first; returns the value written."""
+    value = redacted(value)
+    _write_atomically(path, encode(value), fsync=fsync)
+    return value
+
+
+def derived_stream(path):
+    """A derived index file (rebuilt from chunk files, whose strings were redacted when they were written), written
+    atomically, as it is and piece by piece: `with derived_stream(path) as fh: fh.write(...)`. Redacting a 40 MB
+    index again on every pass would cost seconds and could cut its JSON apart; holding it whole would make memory
+    grow with the store. Only brain/index/json_indexes may call this (tests/test_trust.py)."""
+    return _AtomicStream(path, True)
 
 
 def write_user_bytes(path, data: bytes, *, fsync: bool = True) -> None:
