@@ -53,6 +53,8 @@ class Figure:
 def fmt(value, unit: str) -> str:
     if value is None:
         return "n/a"
+    if isinstance(value, str):
+        return value
     if unit == "×":
         return f"{value:.2f}×"
     if unit == "s":
@@ -80,36 +82,73 @@ def _dig(*path):
 
 
 FIGURES = (
-    Figure("ss_ratio", "SessionStart hook / bare", "×", _dig("hooks", "session_start", "ratio"),
+    Figure("ss_ratio", "SessionStart hook / bare (brief cached)", "×", _dig("hooks", "session_start", "ratio"),
            {10_000: 2.0, 100_000: 3.0}),
-    Figure("ups_ratio", "UserPromptSubmit hook / bare", "×", _dig("hooks", "user_prompt_submit", "ratio"),
-           {10_000: 2.5, 100_000: 3.5}),
+    Figure("ss_write_ratio", "first SessionStart after `remember` / bare", "×",
+           _dig("hooks", "session_start_after_write", "ratio"), {None: 2.0}),
+    Figure("ss_compute_ratio", "SessionStart computing its brief / bare", "×",
+           _dig("hooks", "session_start_computed", "ratio")),
+    Figure("ups_ratio", "UserPromptSubmit / bare, a matching prompt", "×", _dig("hooks", "ups_match", "ratio"),
+           {None: 2.5}),
+    Figure("ups_nomatch_ratio", "UserPromptSubmit / bare, a prompt nothing matches", "×",
+           _dig("hooks", "ups_nomatch", "ratio"), {None: 2.5}),
+    Figure("ups_answered", "matching prompts answered (runs with context / runs)", "",
+           lambda r: _share(_dig("hooks", "ups_match", "with_context")(r), _dig("hooks", "ups_match", "runs")(r))),
     Figure("recall_ratio", "`rlm-mem recall` / bare", "×", _dig("hooks", "recall", "ratio")),
     Figure("bare_ms", "bare `python -I -c pass` (under bash)", "ms", _dig("hooks", "bare", "median_s")),
-    Figure("ss_ms", "SessionStart hook", "ms", _dig("hooks", "session_start", "median_s")),
-    Figure("ups_ms", "UserPromptSubmit hook", "ms", _dig("hooks", "user_prompt_submit", "median_s")),
+    Figure("ss_ms", "SessionStart hook (brief cached)", "ms", _dig("hooks", "session_start", "median_s")),
+    Figure("ss_write_ms", "first SessionStart after `remember`", "ms",
+           _dig("hooks", "session_start_after_write", "median_s")),
+    Figure("ss_compute_ms", "SessionStart computing its brief", "ms", _dig("hooks", "session_start_computed", "median_s")),
+    Figure("ups_ms", "UserPromptSubmit, a matching prompt", "ms", _dig("hooks", "ups_match", "median_s")),
+    Figure("ups_nomatch_ms", "UserPromptSubmit, a prompt nothing matches", "ms", _dig("hooks", "ups_nomatch", "median_s")),
     Figure("recall_ms", "`rlm-mem recall`", "ms", _dig("hooks", "recall", "median_s")),
     Figure("end_s", "SessionEnd hook, 5 MB transcript", "s", _dig("session_end", "median_s"), {None: 0.3}),
+    Figure("remember_s", "single `rlm-mem remember`", "s", _dig("remember", "median_s")),
+    Figure("remember_rss", "peak RSS, `rlm-mem remember`", "MB", _dig("remember", "peak_rss_mb")),
     Figure("capture_s", "capture: `rlm-mem ingest` of a 1 MB transcript", "s", _dig("capture", "median_s"),
            {10_000: 3.0, 100_000: None}),
     Figure("import_rate", "bulk import (`rlm-mem import --format jsonl`)", "/s", _dig("import", "chunks_per_s"),
-           {None: 500}, higher_is_better=True, stretch=2000),
-    Figure("build_rate", "store build (create_many, auto_link on)", "/s", _dig("build", "chunks_per_s")),
-    Figure("remember_s", "single `rlm-mem remember`", "s", _dig("remember", "median_s")),
+           {None: 2000}, higher_is_better=True),
+    Figure("build_rate", "store build (create_many, auto_link on)", "/s", _dig("build", "chunks_per_s"),
+           {None: 2000}, higher_is_better=True),
     Figure("reindex_s", "`rlm-mem reindex` of the whole store", "s", _dig("reindex", "median_s"),
-           {10_000: 6.0, 100_000: 60.0}),
+           {10_000: 6.0, 100_000: 20.0}),
+    Figure("reindex_rss", "peak RSS, `rlm-mem reindex`", "MB", _dig("reindex", "peak_rss_mb"), {None: 100}),
+    Figure("json_pass_s", "JSON index pass after a write (`share sync`)", "s", _dig("json_pass", "median_s")),
+    Figure("garden_s", "gardening run (`garden --apply`, 30 s budget)", "s", _dig("garden", "seconds"),
+           {None: 60.0}),
+    Figure("garden_done", "  what it did: masters / archived / paused", "",
+           lambda r: _garden_done(_dig("garden", "first", "applied")(r))),
+    Figure("garden2_s", "the next gardening run (what changed since)", "s", _dig("garden", "second", "seconds")),
     Figure("ss_rss", "peak RSS, SessionStart hook", "MB", _dig("hooks", "session_start", "peak_rss_mb"), {None: 60}),
-    Figure("ups_rss", "peak RSS, UserPromptSubmit hook", "MB", _dig("hooks", "user_prompt_submit", "peak_rss_mb"),
-           {None: 60}),
+    Figure("ups_rss", "peak RSS, UserPromptSubmit hook", "MB", _dig("hooks", "ups_match", "peak_rss_mb"), {None: 60}),
     Figure("end_rss", "peak RSS, SessionEnd hook", "MB", _dig("session_end", "peak_rss_mb"), {None: 60}),
     Figure("bare_rss", "peak RSS, bare interpreter", "MB", _dig("hooks", "bare", "peak_rss_mb")),
-    Figure("chunk_bytes", "disk per chunk: chunks/", "B", _dig("disk", "chunks_bytes_per_chunk")),
+    Figure("chunk_bytes", "disk per chunk: chunks/ (allocated)", "B", _dig("disk", "chunks_bytes_per_chunk")),
+    Figure("chunk_data", "disk per chunk: chunks/ (bytes in the files)", "B", _dig("disk", "chunk_data_per_chunk")),
+    Figure("db_bytes", "disk per chunk: search.db", "B", _dig("disk", "search_db_per_chunk")),
+    Figure("json_bytes", "disk per chunk: seed 000's JSON index files", "B", _dig("disk", "json_per_chunk")),
     Figure("root_bytes", "disk per chunk: whole memory root", "B", _dig("disk", "root_bytes_per_chunk")),
 )
 
-TROUBLE = {"ss_ratio": ("hooks", "session_start"), "ups_ratio": ("hooks", "user_prompt_submit"),
+
+def _share(part, whole):
+    return None if part is None or not whole else f"{part}/{whole}"
+
+
+def _garden_done(applied):
+    if not isinstance(applied, dict) or "consolidated" not in applied:
+        return None
+    return f"{applied['consolidated']} / {applied['archived']} / {'yes' if applied.get('paused') else 'no'}"
+
+
+TROUBLE = {"ss_ratio": ("hooks", "session_start"), "ups_ratio": ("hooks", "ups_match"),
+           "ups_nomatch_ratio": ("hooks", "ups_nomatch"), "ss_write_ratio": ("hooks", "session_start_after_write"),
+           "ss_compute_ratio": ("hooks", "session_start_computed"),
            "recall_ratio": ("hooks", "recall"), "end_s": ("session_end",), "capture_s": ("capture",),
-           "import_rate": ("import",), "reindex_s": ("reindex",), "remember_s": ("remember",)}
+           "import_rate": ("import",), "reindex_s": ("reindex",), "remember_s": ("remember",),
+           "json_pass_s": ("json_pass",)}
 
 
 def _size_label(n: int) -> str:
@@ -140,7 +179,9 @@ def render_table(results: list) -> tuple:
         row = [fig.label, fig.target_text(), *cells]
         if len(sizes) > 1:
             first = values[0]
-            row.append(" → ".join(f"{v / first:.2f}" if v is not None and first else "n/a" for v in values))
+            numeric = all(isinstance(v, (int, float)) for v in values if v is not None)
+            row.append(" → ".join(f"{v / first:.2f}" if numeric and v is not None and first else "" for v in values)
+                       if numeric else "")
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines), notes, all_met
 
@@ -161,6 +202,30 @@ def machine(python) -> str:
             f"Python {version}, SQLite {__import__('sqlite3').sqlite_version}")
 
 
+def across_sizes(results: list) -> list:
+    """Issue 17's checks that compare sizes within this run: (what, measured, met?) for the largest store against
+    the smallest, and the matching prompts answered at the smallest but not at the largest."""
+    if len(results) < 2:
+        return []
+    small, large = results[0], results[-1]
+    label = f"{_size_label(large['size'])} / {_size_label(small['size'])}"
+    out = []
+    remember = [_dig("remember", "median_s")(r) for r in (small, large)]
+    if None not in remember:
+        ratio = remember[1] / remember[0]
+        out.append((f"`remember` {label}: ≤ 1.5×", f"{ratio:.2f}×", ratio <= 1.5))
+    rates = [_dig("import", "chunks_per_s")(r) for r in (small, large)]
+    if None not in rates and rates[0]:
+        ratio = rates[1] / rates[0]
+        out.append((f"import rate {label}: ≥ 0.7×", f"{ratio:.2f}×", ratio >= 0.7))
+    answered = [_dig("hooks", "ups_match", "answered")(r) or {} for r in (small, large)]
+    lost = [p for p, n in answered[0].items() if n and not answered[1].get(p)]
+    if answered[0]:
+        out.append((f"matching prompts answered at {_size_label(small['size'])} and not at "
+                    f"{_size_label(large['size'])}: none", ", ".join(repr(p) for p in lost) or "none", not lost))
+    return out
+
+
 def report(results: list, args, started: float, python) -> str:
     """Machine, run conditions, the table and what it means."""
     table, notes, all_met = render_table(results)
@@ -177,6 +242,11 @@ def report(results: list, args, started: float, python) -> str:
              f"of each store, wall time including the CLI's start). Store build: {build}.",
              "Targets marked 10k apply to stores up to 10,000 chunks; ✔ met, ✘ missed, ⚠ the command reported a "
              "problem."]
+    checks = across_sizes(results)
+    if checks:
+        lines += ["", "Across sizes, in this run:"] + [f"- {what}: {value} {'✔' if met else '✘'}"
+                                                      for what, value, met in checks]
+        all_met = all_met and all(met for _, _, met in checks)
     if notes:
         lines += ["", "Problems reported:"] + [f"- {n}" for n in notes]
     lines.append("")

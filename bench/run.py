@@ -41,8 +41,10 @@ TIME = "/usr/bin/time"
 RSS_RUNS = 3
 BUILD_BATCH = 2_000
 
-# UserPromptSubmit and `rlm-mem recall` cycle through these: most match stored words, some match nothing.
+# UserPromptSubmit and `rlm-mem recall` cycle through these: the ones about the main project (MATCHING) and the
+# ones no memory answers, reported apart (an average of the two would hide how the matching ones grow).
 PROMPTS = prompts()
+MATCHING, NOT_MATCHING = PROMPTS[:6], PROMPTS[6:]
 
 
 # ---------------------------------------------------------------- running one command
@@ -121,14 +123,16 @@ def build_store(root: Path, n: int) -> dict:
     store = ChunkStore(root, actor="bench")
     specs = chunk_specs(n)
     spent, made = 0.0, 0
-    while True:
-        batch = list(itertools.islice(specs, BUILD_BATCH))
-        if not batch:
-            break
-        start = time.perf_counter()
-        store.create_many(batch, reason="benchmark store", bulk=True)
-        spent += time.perf_counter() - start
-        made += len(batch)
+    with store.batched():
+        while True:
+            batch = list(itertools.islice(specs, BUILD_BATCH))
+            if not batch:
+                break
+            start = time.perf_counter()
+            store.create_many(batch, reason="benchmark store", bulk=True)
+            spent += time.perf_counter() - start
+            made += len(batch)
+    store.refresh_json_indexes()  # the background pass, as a settled store has had (not timed: not a write)
     return {"chunks": made, "seconds": round(spent, 3), "chunks_per_s": round(made / spent, 1),
             "built": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
 
@@ -174,14 +178,31 @@ def quiet_gardening(memory: Path) -> None:
 
 
 def disk_usage(path: Path) -> tuple:
-    """(bytes on disk as du counts them, number of files) under path."""
-    total = files = 0
+    """(bytes on disk as du counts them, number of files, bytes the files hold) under path."""
+    total = files = data = 0
     for dirpath, dirnames, filenames in os.walk(path):
         total += os.lstat(dirpath).st_blocks * 512
         for name in filenames:
-            total += os.lstat(os.path.join(dirpath, name)).st_blocks * 512
+            st = os.lstat(os.path.join(dirpath, name))
+            total += st.st_blocks * 512
+            data += st.st_size
             files += 1
-    return total, files
+    return total, files, data
+
+
+def disk_figures(memory: Path, chunks: int) -> dict:
+    """Per chunk: what chunks/ allocates and holds (one file per chunk: the rest of its last 4 KB block is slack),
+    the search index, seed 000's JSON index files, and the whole memory root."""
+    allocated, files, data = disk_usage(memory / "chunks")
+    whole, _, whole_data = disk_usage(memory)
+    index = memory / "index"
+    size = lambda *names: sum((index / n).stat().st_size for n in names if (index / n).exists())  # noqa: E731
+    n = max(1, chunks)
+    return {"chunk_files": files, "chunks_bytes_per_chunk": allocated / n, "chunk_data_per_chunk": data / n,
+            "slack_share": 1 - data / allocated if allocated else 0.0,
+            "search_db_per_chunk": size("search.db", "search.db-wal") / n,
+            "json_per_chunk": size("metadata_index.json", "tag_index.json", "link_graph.json") / n,
+            "root_bytes_per_chunk": whole / n, "root_mb": whole / 1e6, "root_data_mb": whole_data / 1e6}
 
 
 # ---------------------------------------------------------------- one size
@@ -223,27 +244,37 @@ def _hook_trouble(sample: Sample) -> str:
 
 
 def measure_hooks(ws: Workspace, runs: int) -> dict:
-    """SessionStart, UserPromptSubmit and `rlm-mem recall`, each run right after a bare run."""
+    """SessionStart (its brief cached), UserPromptSubmit for prompts that match and for prompts that match
+    nothing, and `rlm-mem recall`, each run right after a bare run; then the first SessionStart after a write."""
     live = ws.transcripts / "bench-live.jsonl"
     write_transcript(live, "bench-live", str(ws.cwd), 4_000, seed="live")
     base = {"session_id": "bench-live", "transcript_path": str(live), "cwd": str(ws.cwd)}
     start_payload = dict(base, source="startup")
+
+    def prompt_case(prompts):
+        return lambda i: (hook_command("UserPromptSubmit", dict(base, prompt=prompts[i % len(prompts)])),
+                          event_json("UserPromptSubmit", dict(base, prompt=prompts[i % len(prompts)])))
+
     cases = {
         "session_start": lambda i: (hook_command("SessionStart", start_payload),
                                     event_json("SessionStart", start_payload)),
-        "user_prompt_submit": lambda i: (hook_command("UserPromptSubmit", dict(base, prompt=PROMPTS[i % len(PROMPTS)])),
-                                         event_json("UserPromptSubmit", dict(base, prompt=PROMPTS[i % len(PROMPTS)]))),
+        "ups_match": prompt_case(MATCHING),
+        "ups_nomatch": prompt_case(NOT_MATCHING),
         "recall": lambda i: (f"{RLM_MEM} recall {shlex.quote(PROMPTS[i % len(PROMPTS)])}", b""),
     }
     samples = {name: [] for name in ("bare", *cases)}
+    answered = {p: 0 for p in MATCHING}
     for i in range(runs + 1):  # run 0 warms the page cache and is not counted
         for name, make in cases.items():
             bare = run_once(BARE, env=ws.env, cwd=ws.cwd)
             command, stdin = make(i)
             sample = run_once(command, env=ws.env, cwd=ws.cwd, stdin=stdin)
+            stop_workers(ws.memory)
             if i:
                 samples["bare"].append(bare)
                 samples[name].append(sample)
+                if name == "ups_match" and _context(sample):
+                    answered[MATCHING[i % len(MATCHING)]] += 1
     out = {"bare": summarize(samples["bare"])}
     out["bare"]["peak_rss_mb"] = peak_rss_mb(BARE, env=ws.env, cwd=ws.cwd)
     for name, make in cases.items():
@@ -251,13 +282,46 @@ def measure_hooks(ws: Workspace, runs: int) -> dict:
         # CPU ratio next to the wall-time one (JSON only): a check that other work on the machine did not make it
         out[name]["cpu_ratio"] = out[name]["median_cpu_s"] / out["bare"]["median_cpu_s"]
         rss = []
-        for i in range(RSS_RUNS):  # the first prompts are the ones that match: the most work
+        for i in range(RSS_RUNS):
             command, stdin = make(i)
             rss.append(peak_rss_mb(command, env=ws.env, cwd=ws.cwd, stdin=stdin))
+            stop_workers(ws.memory)
         out[name]["peak_rss_mb"] = max((r for r in rss if r is not None), default=None)
     out["session_start"]["context_chars"] = statistics.median(len(s.stdout) for s in samples["session_start"])
-    out["user_prompt_submit"]["with_context"] = sum(1 for s in samples["user_prompt_submit"] if s.stdout.strip())
+    for name in ("ups_match", "ups_nomatch"):
+        out[name]["with_context"] = sum(1 for s in samples[name] if _context(s))
+    out["ups_match"]["answered"] = answered  # prompt -> runs that got context (answered at 1k, not at 100k: a miss)
     out["recall"]["with_output"] = sum(1 for s in samples["recall"] if s.code == 0 and s.stdout.strip())
+    out["session_start_after_write"] = measure_start_after_write(ws, start_payload, runs)
+    out["session_start_computed"] = measure_start_after_write(ws, start_payload, runs, computed=True)
+    return out
+
+
+def _context(sample: Sample) -> bool:
+    return '"additionalContext"' in sample.stdout
+
+
+def measure_start_after_write(ws: Workspace, payload: dict, runs: int, *, computed: bool = False) -> dict:
+    """The first SessionStart after a write: each run follows a `rlm-mem remember` (not timed), which refreshes
+    this project's brief. With `computed`, the brief cache is removed first, so the hook computes it (what a
+    start after any other write pays). The detached worker a start may begin is stopped before the next run."""
+    bare, hook = [], []
+    command, stdin = hook_command("SessionStart", payload), event_json("SessionStart", payload)
+    for i in range(runs + 1):
+        note = f"Session-start bench note {i}: the bench cache keeps entries for {60 + i} seconds."
+        run_once(f"{RLM_MEM} remember {shlex.quote(note)} --tags bench", env=ws.env, cwd=ws.cwd)
+        stop_workers(ws.memory)
+        if computed:
+            for brief in (ws.memory / "state" / "brief").glob("*.json"):
+                brief.unlink()
+        b = run_once(BARE, env=ws.env, cwd=ws.cwd)
+        h = run_once(command, env=ws.env, cwd=ws.cwd, stdin=stdin)
+        stop_workers(ws.memory)
+        if i:
+            bare.append(b)
+            hook.append(h)
+    out = summarize(hook, statistics.median(s.seconds for s in bare))
+    out["cpu_ratio"] = out["median_cpu_s"] / statistics.median(s.cpu for s in bare)
     return out
 
 
@@ -275,32 +339,34 @@ def summarize(samples, bare_median=None, *, quiet_stderr: bool = True) -> dict:
     return out
 
 
-def _stop_worker(memory: Path, since_ns: int) -> None:
-    """SessionEnd starts a detached capture worker; stop the one this run started (by the pid it recorded) so
-    that it does not compete with the next measurement. It only holds queued work, which stays queued."""
-    pid_file = memory / "state" / "worker.pid"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        try:
-            if pid_file.stat().st_mtime_ns > since_ns:
-                pid = int(pid_file.read_text().strip())
-                break
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.02)
-    else:
-        return
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.kill(pid, sig)
-        except ProcessLookupError:
-            return
-        for _ in range(100):
+def stop_workers(memory: Path, wait: float = 0.0) -> int:
+    """Stop the detached workers hooks started for this memory root (`rlm-mem --dir ROOT ingest --background` or
+    `garden --apply`), each by its pid, so that none competes with the next measurement. What they held stays
+    queued or derived-and-behind; a later run does it. Returns how many were stopped."""
+    marker = f"--dir\0{memory}\0".encode()
+    deadline = time.monotonic() + wait
+    stopped = 0
+    while True:
+        pids = []
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
             try:
-                os.kill(pid, 0)
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    cmdline = fh.read()
+            except OSError:
+                continue
+            if marker in cmdline and (b"\0ingest\0--background" in cmdline or b"\0garden\0" in cmdline):
+                pids.append(int(entry))
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                stopped += 1
             except ProcessLookupError:
-                return
-            time.sleep(0.02)
+                pass
+        if pids or time.monotonic() >= deadline:
+            return stopped
+        time.sleep(0.02)
 
 
 def measure_session_end(ws: Workspace, transcript: Path, runs: int) -> dict:
@@ -310,28 +376,72 @@ def measure_session_end(ws: Workspace, transcript: Path, runs: int) -> dict:
     bare, hook = [], []
     for i in range(runs + 1):
         b = run_once(BARE, env=ws.env, cwd=ws.cwd)
-        since = time.time_ns()
         h = run_once(command, env=ws.env, cwd=ws.cwd, stdin=stdin)
-        _stop_worker(ws.memory, since)
+        stop_workers(ws.memory, wait=1.0)  # SessionEnd starts the capture worker: it is not part of the hook
         if i:
             bare.append(b)
             hook.append(h)
     out = summarize(hook, statistics.median(s.seconds for s in bare))
     rss = []
     for _ in range(RSS_RUNS):
-        since = time.time_ns()
         rss.append(peak_rss_mb(command, env=ws.env, cwd=ws.cwd, stdin=stdin))
-        _stop_worker(ws.memory, since)
+        stop_workers(ws.memory, wait=1.0)
     out["peak_rss_mb"] = max((r for r in rss if r is not None), default=None)
     out["transcript_mb"] = transcript.stat().st_size / 1e6
     return out
 
 
+def run_with_rss(command: str, *, env: dict, cwd: Path) -> tuple:
+    """(Sample, peak RSS in MB) of one run of a command that changes the store, so cannot be run twice."""
+    with tempfile.NamedTemporaryFile(suffix=".rss") as out:
+        sample = run_once(f"{TIME} -f %M -o {shlex.quote(out.name)} bash -c {shlex.quote(command)}"
+                          if os.access(TIME, os.X_OK) else command, env=env, cwd=cwd)
+        try:
+            rss = int(Path(out.name).read_text().split()[-1]) / 1024
+        except (OSError, ValueError, IndexError):
+            rss = None
+    return sample, rss
+
+
 def measure_cli(ws: Workspace, args_list, *, check=None) -> dict:
-    samples = [run_once(f"{RLM_MEM} {a}", env=ws.env, cwd=ws.cwd) for a in args_list]
+    """Each command once, timed, with its peak RSS (the largest of the runs)."""
+    runs = [run_with_rss(f"{RLM_MEM} {a}", env=ws.env, cwd=ws.cwd) for a in args_list]
+    samples = [sample for sample, _ in runs]
     out = summarize(samples, quiet_stderr=False)
+    out["peak_rss_mb"] = max((rss for _, rss in runs if rss is not None), default=None)
     if check is not None:
         out.update(check(samples))
+    return out
+
+
+def measure_json_pass(ws: Workspace, runs: int) -> dict:
+    """The background pass that brings seed 000's JSON index files up to date, after one write each time
+    (`rlm-mem share sync` runs it at once; the worker coalesces it)."""
+    samples = []
+    for i in range(runs):
+        run_once(f"{RLM_MEM} remember {shlex.quote(f'JSON pass bench note {i} about the ledger.')}", env=ws.env,
+                 cwd=ws.cwd)
+        samples.append(run_with_rss(f"{RLM_MEM} share sync", env=ws.env, cwd=ws.cwd))
+    out = summarize([s for s, _ in samples], quiet_stderr=False)
+    out["peak_rss_mb"] = max((r for _, r in samples if r is not None), default=None)
+    return out
+
+
+def measure_garden(ws: Workspace) -> dict:
+    """A whole gardening run as the worker starts it (`garden --apply`, its time budget on), on the store as the
+    other measurements left it; then a second run (what changed since the first: its own masters)."""
+    (ws.memory / "state" / "garden.json").unlink(missing_ok=True)
+    out = {}
+    for key in ("first", "second"):
+        sample, rss = run_with_rss(f"{RLM_MEM} garden --apply --json", env=ws.env, cwd=ws.cwd)
+        try:
+            plan = json.loads(sample.stdout)
+            done = {k: (len(v) if isinstance(v, list) else v) for k, v in plan["applied"].items()}
+        except (ValueError, KeyError):
+            done = {"trouble": _hook_trouble(sample) or f"exit {sample.code}"}
+        out[key] = {"seconds": sample.seconds, "cpu_s": sample.cpu, "peak_rss_mb": rss, "applied": done}
+    out["seconds"] = out["first"]["seconds"]
+    out["paused"] = out["first"]["applied"].get("paused")
     return out
 
 
@@ -376,11 +486,7 @@ def measure_import(ws: Workspace, records: int, shared: Path) -> dict:
 
 def measure_size(n: int, args, cache: Path, shared: Path, log) -> dict:
     memory_src, build = ensure_store(cache, n, log)
-    on_disk, files = disk_usage(memory_src / "chunks")
-    whole, _ = disk_usage(memory_src)
-    result = {"size": n, "build": build,
-              "disk": {"chunk_files": files, "chunks_bytes_per_chunk": on_disk / max(1, build["chunks"]),
-                       "root_bytes_per_chunk": whole / max(1, build["chunks"]), "root_mb": whole / 1e6}}
+    result = {"size": n, "build": build, "disk": disk_figures(memory_src, build["chunks"])}
     ws = make_workspace(memory_src, cache)
     steps = (  # in this order: the first ones read the store as built, the later ones write to the copy
         ("hooks", f"hooks: {args.runs} runs each, alternating with the bare interpreter",
@@ -391,10 +497,12 @@ def measure_size(n: int, args, cache: Path, shared: Path, log) -> dict:
         ("remember", "remember", lambda: measure_cli(
             ws, [f"remember {shlex.quote(f'Benchmark note {i}: the bench gateway listens on port {7000 + i}.')}"
                  f" --tags bench" for i in range(args.remember_runs)])),
+        ("json_pass", "the JSON index pass after a write", lambda: measure_json_pass(ws, args.remember_runs)),
         ("capture", f"capture: rlm-mem ingest of a {args.capture_bytes / 1e6:g} MB transcript",
          lambda: measure_capture(ws, args, shared)),
         ("import", f"bulk import of {args.import_records:,} records",
          lambda: measure_import(ws, args.import_records, shared)),
+        ("garden", "gardening: rlm-mem garden --apply", lambda: measure_garden(ws)),
     )
     try:
         for key, what, measure in steps:
@@ -479,7 +587,8 @@ def main(argv=None) -> int:
                         help="also write -X importtime and cProfile reports of the hooks to bench/results/")
     parser.add_argument("--cache", default=str(BUNDLE / "bench" / ".cache"), help="where built stores are kept")
     parser.add_argument("--build-only", action="store_true", help="build (and cache) the stores, measure nothing")
-    parser.add_argument("--only", help="measure only these: hooks,session_end,reindex,remember,capture,import")
+    parser.add_argument("--only", help="measure only these: hooks,session_end,reindex,remember,json_pass,capture,"
+                                       "import,garden")
     args = parser.parse_args(argv)
     try:
         sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]

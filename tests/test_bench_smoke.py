@@ -23,9 +23,12 @@ def test_benchmark_prints_its_table(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     table = proc.stdout
     assert "| figure | target | 300 chunks |" in table
-    for row in ("SessionStart hook / bare", "UserPromptSubmit hook / bare", "SessionEnd hook, 5 MB transcript",
-                "capture: `rlm-mem ingest`", "bulk import", "`rlm-mem reindex`", "peak RSS, SessionStart hook",
-                "disk per chunk: chunks/"):
+    for row in ("SessionStart hook / bare", "first SessionStart after `remember` / bare",
+                "SessionStart computing its brief / bare",
+                "UserPromptSubmit / bare, a matching prompt", "UserPromptSubmit / bare, a prompt nothing matches",
+                "SessionEnd hook, 5 MB transcript", "capture: `rlm-mem ingest`", "bulk import", "`rlm-mem reindex`",
+                "peak RSS, `rlm-mem reindex`", "single `rlm-mem remember`", "JSON index pass", "gardening run",
+                "peak RSS, SessionStart hook", "disk per chunk: chunks/"):
         line = next((x for x in table.splitlines() if x.startswith(f"| {row}")), None)
         assert line is not None, row
         assert "n/a" not in line, line  # every figure was measured
@@ -35,7 +38,9 @@ def test_benchmark_prints_its_table(tmp_path):
     hooks = result["hooks"]
     assert hooks["session_start"]["runs"] == 3 and hooks["session_start"]["exit_codes"] == [0]
     assert hooks["session_start"]["context_chars"] > 0  # the hook really produced its context
-    assert hooks["user_prompt_submit"]["with_context"] >= 1  # and recall found something for some prompts
+    assert hooks["ups_match"]["with_context"] >= 1  # and recall found something for the matching prompts
+    assert hooks["session_start_after_write"]["exit_codes"] == [0]
+    assert result["garden"]["first"]["applied"].get("paused") is not None  # the run reported what it did
     assert result["import"]["created"] == 300
 
 

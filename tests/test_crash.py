@@ -20,7 +20,6 @@ import pytest
 from click.testing import CliRunner
 
 from brain.cli.main import cli
-from brain.index.json_indexes import JsonIndexes
 from brain.store.chunk_store import ChunkStore
 from brain.store.doctor import check_store
 from brain.store.validation import schema_errors
@@ -201,21 +200,28 @@ def test_kill_nine_many_rounds(tmp_path, request):
     crash_and_recover(tmp_path, rounds=40, writers=4, seed=int(time.time()))
 
 
-@pytest.mark.parametrize("dies_in", ["json_save", "index_commit"])
-def test_writer_dying_between_index_writes_heals_on_next_write(tmp_path, dies_in):
-    """The JSON indexes and the search index are written one after the other; dying in between must leave a
-    state the next ordinary write repairs by itself (no doctor needed)."""
-    from brain.index import search_index
+@pytest.mark.parametrize("dies_in", ["index_commit", "json_pass"])
+def test_dying_between_derived_writes_heals_by_itself(tmp_path, dies_in):
+    """A writer dying after its chunk file but before the index commit, or the background pass dying after the
+    JSON files but before its state file: the next ordinary write and the next pass repair it (no doctor)."""
+    from brain.index import json_indexes, search_index
 
     store = ChunkStore(tmp_path / "mem")
     first = store.create_chunk("first memory about the deploy", tags=["deploy"]).id
-    target = (JsonIndexes, "save") if dies_in == "json_save" else (search_index, "set_meta")
-    with mock.patch.object(*target, side_effect=KeyboardInterrupt("killed")):
-        with pytest.raises(KeyboardInterrupt):
-            store.create_chunk("second memory, written as the process died", tags=["deploy"])
+    if dies_in == "index_commit":
+        with mock.patch.object(search_index, "set_meta", side_effect=KeyboardInterrupt("killed")):
+            with pytest.raises(KeyboardInterrupt):
+                store.create_chunk("second memory, written as the process died", tags=["deploy"])
+    else:
+        store.create_chunk("second memory, written before the pass died", tags=["deploy"])
+        with mock.patch.object(json_indexes, "atomic_write_text", side_effect=KeyboardInterrupt("killed")):
+            with pytest.raises(KeyboardInterrupt):  # the state file is written after the three index files
+                store.refresh_json_indexes()
     second = next(p.stem for p in store.layout.iter_chunk_paths() if p.stem != first)  # the file itself is whole
     third = store.create_chunk("third memory after the restart", tags=["deploy"]).id
+    assert store.refresh_json_indexes() is True
     report = check_store(store)
     assert report.ok, [p.to_dict() for p in report.problems]
+    assert not report.notes, report.notes  # the JSON files are current: doctor compared them byte for byte
     indexed = json.loads((store.index_dir / "metadata_index.json").read_text())["chunks"]
     assert {first, second, third} <= set(indexed)

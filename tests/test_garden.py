@@ -296,3 +296,67 @@ def test_garden_resolves_a_same_second_contradiction_by_link_direction(store):
     new = store.create_chunk("Lint with ruff", created=ago(1))
     store.link_chunks(new.id, old.id, "contradicts")
     assert garden.run(store, apply=True)["applied"]["resolved"][0]["old"] == old.id
+
+
+# ---------------------------------------------------------------- dormancy counts from arrival (issue 12, item 5)
+def test_a_fresh_legacy_import_is_not_dormant_and_corrections_and_pins_never_are(store):
+    from datetime import timedelta
+
+    from brain.interop import import_path
+
+    report = import_path(store, "legacy", [Path(__file__).parent / "fixtures" / "import" / "legacy"])
+    assert report.created == 5  # dated 2025, a year and more before they arrive here
+    imported = live_ids(store)
+    assert all(store.get_chunk(i, track=False).metadata["arrived"] >= ago(0)[:10] for i in imported)
+    first = garden.run(store, apply=True)
+    assert first["archive"] == [] and live_ids(store) == imported  # the issue's run archived 4 of 5 here
+    later = garden.run(store, apply=True, now=NOW + timedelta(days=31))  # a month of no use
+    kinds = {i: store.get_chunk(i, track=False, include_archived=True) for i in imported}
+    archived = set(later["applied"]["archived"])
+    assert archived, "nothing was dormant even a month later: the test proves nothing"
+    assert not {i for i, c in kinds.items() if c.kind == "correction" or c.pinned} & archived
+    assert {i for i, c in kinds.items() if c.kind == "correction" or c.pinned} <= live_ids(store)
+
+
+def test_captured_memories_count_from_their_arrival_too(store):
+    old = store.create_chunk("We decided to keep the nightly backup at 02:00 UTC", created=ago(300),
+                             metadata={"kind": "decision", "provenance": {"kind": "event", "ref": "s1/u1"}})
+    chosen = store.create_chunk("The old build server was called jenkins-2", created=ago(300))
+    assert old.metadata["arrived"] > ago(1) and "arrived" not in chosen.metadata  # a caller's date is its age
+    assert garden.run(store, apply=True)["applied"]["archived"] == [chosen.id]
+
+
+# ---------------------------------------------------------------- bounded runs (issue 17)
+def test_a_run_stops_at_its_budget_between_whole_steps_and_the_next_resumes(store, monkeypatch):
+    topics = [seven_near_duplicates(store, project=f"p{i}") for i in range(3)]
+    stale = [store.create_chunk(f"Stale fact {i} about host {i}", created=ago(200 + i)).id for i in range(5)]
+    clock = iter(range(10_000))
+    monkeypatch.setattr(garden.time, "monotonic", lambda: float(next(clock)))  # one second per look at the clock
+    first = garden.run(store, apply=True, budget=2.5)
+    done = first["applied"]
+    assert done["paused"] and len(done["consolidated"]) == 2 and done["archived"] == []
+    for item in done["consolidated"]:  # each step whole: the master made and every original archived with it
+        assert store.get_chunk(item["master"], track=False) is not None
+        assert set(item["members"]) <= archived_ids(store)
+    untouched = [t for t in topics if not set(t) & archived_ids(store)]
+    assert len(untouched) == 1 and set(untouched[0]) <= live_ids(store)  # the third topic: not begun at all
+    state = json.loads(Path(garden.state_path(store.root)).read_text())
+    assert state["resume"] is True and "seen" not in state
+    assert garden.garden_due(store.root, now=NOW.timestamp() + 3600)  # due again long before a day
+    monkeypatch.setattr(garden.time, "monotonic", lambda: 0.0)
+    second = garden.run(store, apply=True)["applied"]
+    assert not second["paused"] and len(second["consolidated"]) == 1 and sorted(second["archived"]) == sorted(stale)
+    assert json.loads(Path(garden.state_path(store.root)).read_text())["resume"] is False
+
+
+def test_topics_are_weighed_again_only_when_a_memory_on_them_changed(store, monkeypatch):
+    ids = [store.create_chunk(f"{BASE} {extra}", tags=["db", "staging"], created=ago(5)).id for extra in EXTRAS[:5]]
+    assert garden.run(store, apply=True)["applied"]["consolidated"] == []  # five on a topic: not yet
+    calls = []
+    real = garden.topic_words
+    monkeypatch.setattr(garden, "topic_words", lambda *a: calls.append(1) or real(*a))
+    assert garden.run(store, apply=True)["applied"]["consolidated"] == []
+    assert calls == []  # nothing changed since the last run: no topic was weighed
+    ids += [store.create_chunk(f"{BASE} {extra}", tags=["db", "staging"], created=ago(4)).id for extra in EXTRAS[5:]]
+    done = garden.run(store, apply=True)["applied"]["consolidated"]
+    assert calls and len(done) == 1 and set(done[0]["members"]) == set(ids)

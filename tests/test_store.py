@@ -21,6 +21,8 @@ def store(isolated_memory):
 
 
 def read_index(store, name):
+    """A JSON index file as a reader forced current sees it (the freshness contract: ARCHITECTURE.md)."""
+    store.refresh_json_indexes()
     return json.loads((store.index_dir / name).read_text(encoding="utf-8"))
 
 
@@ -198,6 +200,7 @@ def test_reindex_rebuilds_identical_indexes(store):
     for i in range(30):
         store.create_chunk(f"Memory number {i} about topic {i % 4}", tags=[f"t{i % 4}", "common"],
                            conversation_id=f"conv-{i % 3}", created=f"2026-01-{1 + i % 28:02d}T10:{i:02d}:00Z")
+    assert store.refresh_json_indexes() is True  # the background pass
     before = {n: (store.index_dir / n).read_bytes() for n in ("metadata_index.json", "tag_index.json", "link_graph.json")}
     shutil.rmtree(store.index_dir)
     store.reindex()

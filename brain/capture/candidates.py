@@ -12,6 +12,9 @@ Format (reference/livehud.md):
 The reader is lenient: the heading and the marker are optional, items may or may not be indented, "-" or "–" may
 stand for the em dash, content may span lines. It stops at the next unindented Markdown heading, a `[MARKER]`
 line or a code fence. Content that itself contains numbered `name.md — category:` lines cannot round-trip.
+
+A candidate is redacted when it is made (file name, category, tags, content), so the block a session prints on
+stderr, the fallback file and whatever is imported from them never carry a secret.
 """
 import os
 import re
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.capture.queue import safe_name
+from brain.safety.redact import redact
 from brain.util.files import atomic_write_text, ensure_dir
 
 CATEGORIES = ("past", "present", "future")
@@ -43,11 +47,11 @@ class MemoryCandidate:
 
     def __post_init__(self):
         # frozen: normalise through object.__setattr__ so equal input always gives equal candidates
-        object.__setattr__(self, "filename", str(self.filename).strip())
-        object.__setattr__(self, "category", str(self.category).strip().lower() or "present")
+        object.__setattr__(self, "filename", redact(str(self.filename)).strip())
+        object.__setattr__(self, "category", redact(str(self.category)).strip().lower() or "present")
         tags = [self.tags] if isinstance(self.tags, str) else list(self.tags or ())
-        object.__setattr__(self, "tags", tuple(t for t in (str(t).strip() for t in tags) if t))
-        object.__setattr__(self, "content", _normalise_content(self.content))
+        object.__setattr__(self, "tags", tuple(t for t in (redact(str(t)).strip() for t in tags) if t))
+        object.__setattr__(self, "content", _normalise_content(redact(str(self.content or ""))))
 
     @classmethod
     def from_dict(cls, d: dict) -> "MemoryCandidate":
@@ -61,8 +65,9 @@ def _normalise_content(text) -> str:
 
 
 def slug_filename(text: str) -> str:
-    """A memory file name from free text: 3–10 lowercase ASCII words joined by underscores, ending in `.md`."""
-    text = str(text or "").strip()
+    """A memory file name from free text: 3–10 lowercase ASCII words joined by underscores, ending in `.md`.
+    Made from the redacted text, so a secret's pieces cannot become the words of a name."""
+    text = redact(str(text or "")).strip()
     if _is_slug(text):
         return text  # already a good name: keep it (slug_filename is idempotent)
     text = re.sub(r"\.md$", "", text, flags=re.IGNORECASE)

@@ -9,6 +9,8 @@ Hooks only queue work (`enqueue`, a small file per session in state/queue/) and 
 Ids derive from (session, transcript entry, part), so capturing twice, or a transcript that grew, stores each thing
 once. Timestamps come from the transcript. When the store cannot be written, nothing is claimed as saved: the typed
 memories come back as a MEMORY_CANDIDATES block (and are kept in a fallback folder when one is writable).
+A queued transcript that cannot be captured (gone, not a regular file, unreadable) leaves the queue at its first
+failure, with one line in state/capture-failures.log: the worker never retries it forever.
 """
 import hashlib
 import os
@@ -31,9 +33,10 @@ from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
 from brain.store.lifecycle import find_duplicate, reinforce, retract
 from brain.util.errors import StoreBusy, StoreUnwritable
-from brain.util.files import ensure_dir, owner_lock, read_json, try_acquire
+from brain.util.files import append_line, ensure_dir, owner_lock, read_json, try_acquire
 from brain.util.timestamps import normalize_timestamp
 
+FAILURES_LOG = "capture-failures.log"  # in state/: one line per queued transcript dropped after a failure
 TURN_CONFIDENCE = 0.7
 SESSION_CONFIDENCE = 0.8
 MAX_TOOL_SUMMARIES = 8
@@ -327,13 +330,12 @@ def _capture_entry(store, queue_file: Path, entry: dict) -> CaptureReport:
     try:
         size_before = transcript.stat().st_size
     except OSError:
-        _drop(queue_file)
-        return CaptureReport(session_id=sid, skipped_reason=f"transcript not found: {transcript}")
+        return _give_up(store, queue_file, sid, transcript, "transcript not found")
     try:
         report = capture_transcript(store, transcript, session_id=sid, cwd=entry.get("cwd"),
                                     final=bool(entry.get("final")))
-    except Exception as exc:  # one bad transcript must not stop the others; it stays queued
-        return CaptureReport(session_id=sid, skipped_reason=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # one bad transcript must not stop the others, nor be tried again forever
+        return _give_up(store, queue_file, sid, transcript, f"{type(exc).__name__}: {exc}")
     if report.candidates:
         return report  # keep the queue entry: nothing was saved
     try:
@@ -342,6 +344,17 @@ def _capture_entry(store, queue_file: Path, entry: dict) -> CaptureReport:
     except (OSError, ValueError):
         pass
     return report
+
+
+def _give_up(store, queue_file: Path, sid: str, transcript: Path, why: str) -> CaptureReport:
+    """Drop a queue entry that failed, saying so once in state/capture-failures.log."""
+    _drop(queue_file)
+    line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} dropped {sid} ({transcript}): {why}"
+    try:
+        append_line(Path(store.root) / "state" / FAILURES_LOG, " ".join(line.split())[:1000])
+    except OSError:
+        pass  # the report still says it; a log that cannot be written must not stop the worker
+    return CaptureReport(session_id=sid, skipped_reason=f"{why} (dropped from the queue)")
 
 
 # ---------------------------------------------------------------- older transcripts, on request

@@ -4,19 +4,24 @@ One small file per session in state/queue/ (no shared file, no lock); per-sessio
 branch's end, the project the session is filed under) in state/captured/; and in state/sessions/ one file per
 session rlm-mem saw start (or saw at work), kept until its final capture: only those sessions are ever captured
 without being asked, their missed ends included. Hooks import this module, so it uses only os and fastjson (no
-pathlib, no subprocess until a worker is actually started).
+pathlib, no subprocess until a worker is actually started). A session id names files, so it is redacted before it
+becomes a name (`safe_name`); what the files hold is redacted by the writer (brain/util/files.py).
 """
 import os
+import stat
 import time
 
 from brain.util.fasthash import sha1
-from brain.util.files import atomic_write_json, read_json
+from brain.util.files import atomic_write_json, read_json, redacted
 
 _SAFE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+STATE_FILE_LIMIT = 1024 * 1024  # a queue entry or an offset file is a few hundred bytes
 
 
 def safe_name(session_id: str) -> str:
-    name = "".join(ch if ch in _SAFE_CHARS else "_" for ch in session_id)[:80]
+    """A file name for a session (or project) id: its safe characters, redacted, and a hash when anything changed
+    (two ids that differ only in what was dropped keep apart)."""
+    name = "".join(ch if ch in _SAFE_CHARS else "_" for ch in redacted(session_id))[:80]
     if name != session_id:
         name += "-" + sha1(session_id.encode("utf-8")).hexdigest()[:8]
     return name or "session"
@@ -38,13 +43,15 @@ def enqueue(root, session_id: str, transcript_path: str, *, cwd: str | None = No
     """Record that this session's transcript has something to capture. Raises OSError if memory is unwritable."""
     path = os.path.join(queue_dir(root), f"{safe_name(session_id)}.json")
     try:
-        previous = read_json(path)
+        previous = read_json(path, STATE_FILE_LIMIT)
     except (OSError, ValueError):
         previous = {}
     final = bool(final or (isinstance(previous, dict) and previous.get("final")))
     entry = {"session_id": session_id, "transcript_path": os.fspath(transcript_path), "cwd": cwd, "final": final,
              "enqueued": time.time()}
-    atomic_write_json(path, entry)
+    # No fsync (SessionEnd's budget is 1.5 s for every hook, and a loaded disk can take most of it): an entry a
+    # power cut loses is found again at the next session start (uncaptured_siblings), nothing is lost.
+    atomic_write_json(path, entry, indent=None, fsync=False)
     return path
 
 
@@ -59,7 +66,7 @@ def pending(root) -> list:
     for name in names:
         path = os.path.join(folder, name)
         try:
-            entry = read_json(path)
+            entry = read_json(path, STATE_FILE_LIMIT)
         except (OSError, ValueError):
             continue
         if isinstance(entry, dict) and isinstance(entry.get("transcript_path"), str) and entry["transcript_path"]:
@@ -84,7 +91,7 @@ def pending_count(root) -> int:
 def captured_offset(root, session_id: str) -> dict:
     """{"path", "offset", "leaf", "project", ...} of the session's last capture ({} if never captured)."""
     try:
-        value = read_json(os.path.join(offsets_dir(root), f"{safe_name(session_id)}.json"))
+        value = read_json(os.path.join(offsets_dir(root), f"{safe_name(session_id)}.json"), STATE_FILE_LIMIT)
         return value if isinstance(value, dict) else {}
     except (OSError, ValueError):
         return {}
@@ -123,7 +130,7 @@ def note_session(root, session_id: str, transcript_path: str, project, *, starte
 def seen_session(root, session_id: str) -> dict:
     """The record note_session wrote ({} if rlm-mem never saw this session or it was captured to its end)."""
     try:
-        value = read_json(_session_file(root, session_id))
+        value = read_json(_session_file(root, session_id), STATE_FILE_LIMIT)
         return value if isinstance(value, dict) else {}
     except (OSError, ValueError):
         return {}
@@ -147,7 +154,7 @@ def seen_sessions(root) -> list:
     out = []
     for name in names:
         try:
-            record = read_json(os.path.join(folder, name))
+            record = read_json(os.path.join(folder, name), STATE_FILE_LIMIT)
         except (OSError, ValueError):
             continue
         if isinstance(record, dict) and isinstance(record.get("transcript_path"), str):
@@ -168,6 +175,8 @@ def unfinished_sessions(root, current_session: str, now: float | None = None) ->
             info = os.stat(path)
         except OSError:
             continue  # Claude Code deleted it (cleanupPeriodDays): nothing left to capture
+        if not stat.S_ISREG(info.st_mode):
+            continue  # a FIFO or a device named *.jsonl is never queued
         if captured_offset(root, sid).get("offset", 0) < info.st_size or now - info.st_mtime >= SESSION_IDLE:
             out.append((sid, path))
     return out
@@ -181,7 +190,8 @@ def worker_running(root) -> bool:
     import fcntl  # only when a worker may be running; most hooks never ask
 
     try:
-        fd = os.open(os.path.join(os.fspath(root), "state", INGEST_LOCK), os.O_RDONLY)
+        fd = os.open(os.path.join(os.fspath(root), "state", INGEST_LOCK),
+                     os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0))  # never waits
     except OSError:
         return False
     try:

@@ -2,7 +2,9 @@
 
 The transcript format is internal to Claude Code and changes between versions, so this parser is defensive:
 anything it does not understand is skipped, and nothing in the file's content can make it raise. It reads
-incrementally: callers keep `end_offset` and pass it back as `start_offset` next time.
+incrementally: callers keep `end_offset` and pass it back as `start_offset` next time. The file must be a regular
+file (a device such as /dev/zero or a FIFO is refused before anything is read) and one call reads at most
+MAX_READ bytes of it: a larger transcript is taken in turns.
 
 Stdlib only: capture hooks import this module.
 """
@@ -13,6 +15,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
+from brain.util.files import open_regular
 from brain.util.text import clip
 from brain.util.timestamps import timestamp_or_none
 
@@ -27,6 +30,7 @@ _ERROR_MAX = 300
 _EDIT_MAX = 2000
 _SKIPPED_TYPES = frozenset({"attachment", "progress", "file-history-snapshot", "summary", "system"})
 _FENCE_MARK = "<rlm-mem-context"
+MAX_READ = 256 * 1024 * 1024  # bytes one parse reads at most; the next one continues from its end_offset
 
 
 @dataclass(frozen=True)
@@ -365,11 +369,13 @@ def _is_whole_record(tail: bytes) -> bool:
 
 
 def _read_complete(path, start: int, max_bytes: int | None) -> tuple[bytes, int, int]:
-    """Bytes of the complete lines from start, the offset after them, and how many oversized lines were skipped."""
-    with open(path, "rb") as f:
+    """Bytes of the complete lines from start, the offset after them, and how many oversized lines were skipped.
+    NotRegularFile (an OSError) for anything but a regular file; never more than MAX_READ bytes."""
+    limit = MAX_READ if max_bytes is None else max(1, min(max_bytes, MAX_READ))
+    with open(open_regular(path), "rb") as f:
         f.seek(start)
-        data = f.read() if max_bytes is None else f.read(max(1, max_bytes))
-        at_eof = max_bytes is None or len(data) < max_bytes
+        data = f.read(limit)
+        at_eof = len(data) < limit
         cut = data.rfind(b"\n")
         if at_eof and _is_whole_record(data[cut + 1:]):
             return data, start + len(data), 0  # a final record without its newline is complete all the same

@@ -5,7 +5,7 @@ from pathlib import Path
 import click
 
 from brain.cli.common import emit_json, json_option, pass_env, progress_bar
-from brain.interop import export_store, import_path
+from brain.interop import export_store, import_path, not_a_source
 from brain.interop.share import init_share
 
 IMPORT_FORMATS = ("legacy", "candidates", "cognitive", "claude-memory", "jsonl", "markdown")
@@ -51,6 +51,9 @@ def import_cmd(env, paths, fmt, batch_size, as_json):
     missing = [p for p in paths if p != "-" and not os.path.exists(p)]
     if missing:
         raise click.ClickException(f"no such file or folder: {', '.join(missing)}")
+    refused = [f"{p} {why}" for p in paths if (why := not_a_source(p))]
+    if refused:
+        raise click.ClickException("; ".join(refused))
     with progress_bar("importing") as progress:
         report = import_path(env.store, fmt, list(paths), batch_size=batch_size, progress=progress)
     if as_json:
@@ -108,8 +111,10 @@ def share_init(env, as_json):
 @json_option
 @pass_env
 def share_sync(env, as_json):
-    """Bring the local indexes up to date after a pull or merge (cheap when nothing changed)."""
+    """Bring the local indexes up to date after a pull or merge, seed 000's JSON index files included (cheap when
+    nothing changed)."""
     result = env.store.sync_derived()
+    env.store.refresh_json_indexes()
     if as_json:
         emit_json(result or {"months": [], "indexed": 0, "removed": 0})
     elif result:

@@ -77,7 +77,7 @@ def ingest(env, transcripts, backfill, since, background, as_json):
             reports.append(capture.capture_transcript(store, path, final=True))
     else:  # hooks see the worker by its lock on state/.ingest.lock (capture.ingest holds it while it works)
         reports = capture.ingest(store, wait=not background)
-    after_capture(store, reports)
+    after_capture(store, reports, background=background)
     if background:
         return
     if as_json:

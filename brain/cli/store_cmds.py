@@ -5,6 +5,7 @@ import click
 
 from brain.cli.common import emit_json, json_option, pass_env, progress_bar
 from brain.recall.depth import DEPTHS, render, summary_line
+from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES
 from brain.store.lifecycle import remember_memory
@@ -87,11 +88,21 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
     chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
                              confidence=confidence, supersedes=[env.full_id(ref) for ref in supersedes], pinned=pin, project=project.id,
                              extra_metadata={"project_name": project.name, "sensitivity": sensitivity})
+    _refresh_brief(env, project.id)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
         for c in chunks:
             click.echo(c.id)
+
+def _refresh_brief(env, project_id: str) -> None:
+    """This project's session-start brief, computed now that a memory joined it, so that the next session start
+    finds it ready (bench/run.py: the first start after a write). A cache: failing to refresh it loses nothing."""
+    try:
+        refresh_briefs(env.root, project_id=project_id, stale_only=True)
+    except Exception:  # noqa: BLE001 - the next session start computes it
+        pass
+
 
 @click.command()
 @click.argument("chunk_id")

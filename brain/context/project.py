@@ -203,11 +203,11 @@ def memory_disabled(project_root) -> bool:
 
 def set_memory_enabled(project_root, enabled: bool) -> str:
     """Write the off switch into `<project_root>/.rlm-mem.json`, keeping its other keys. Returns the file's path."""
-    from brain.util.files import atomic_write_json  # only this writer needs it; hooks load this module
+    from brain.util.files import write_user_json  # only this writer needs it; hooks load this module
 
     config = read_config(project_root)  # refuses to overwrite a file it cannot parse
     config["enabled"] = bool(enabled)
     path = os.path.join(os.fspath(project_root), CONFIG_NAME)
-    atomic_write_json(path, config)
+    write_user_json(path, config)  # the project's own file, written as it is (not something rlm-mem stores)
     os.chmod(path, 0o644)  # a project file meant to be committed, not a private memory
     return path

@@ -24,9 +24,9 @@ restored from a master keeps its consolidated_into link and is left out of new c
 import json
 import re
 import secrets
-import sqlite3
+import time
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from brain.garden.schedule import garden_due, read_state, state_path  # noqa: F401  (garden.garden_due: CLI, tests)
@@ -44,6 +44,8 @@ from brain.util.text import STOPWORDS, sentences
 from brain.util.tokens import estimate_tokens
 
 RECORD_KINDS = ("turn", "session")
+NEVER_ARCHIVED = ("correction",)  # a person's correction stays live however long it goes unused
+RESTORE_LOOKBACK_DAYS = 62
 CONSOLIDATE_MIN = 6  # seed 001: "if >5 files cover the same topic, combine them"
 # Dice overlap of significant words and tags between a memory and its cluster's first one (0.55 ≈ Jaccard 0.38):
 # loose enough that "X. It runs Postgres 15." and "X. Backups run nightly at 02:00 UTC." meet, with at least
@@ -58,6 +60,10 @@ MIN_IDLE_DAYS = 30
 # detached run on a large store ends in bounded time and never holds writers up for long.
 MAX_ARCHIVE_PER_RUN = 500
 MAX_CONSOLIDATE_PER_RUN = 50
+ARCHIVE_BATCH = 100  # dormant memories archived per write session (the budget is checked between batches)
+# What one run may spend applying its plan (a detached run at session start; bench/run.py measures it at 100k):
+# it stops between two whole steps and the next run resumes.
+RUN_BUDGET_SECONDS = 30.0
 MASTER_MAX_TOKENS = 760  # a chunk holds at most 800
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
@@ -75,11 +81,16 @@ def _iso(dt: datetime) -> str:
     return dt.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _restores(root) -> dict:
-    """chunk id -> time of its latest restore (from the audit log): a restore counts as a use."""
+def _restores(root, now: datetime) -> dict:
+    """chunk id -> time of its latest restore (from the audit log): a restore counts as a use. Only the audit
+    months that can still matter are read (a restore older than RESTORE_LOOKBACK_DAYS has been idle long enough
+    for its chunk to be judged on its own again): the cost follows the calendar, not the size of the log."""
     out = {}
     folder = Path(root) / "audit"
+    first = _iso(now - timedelta(days=RESTORE_LOOKBACK_DAYS))[:7]
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        if path.stem < first:
+            continue
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             if '"restore"' not in line:
                 continue
@@ -92,25 +103,29 @@ def _restores(root) -> dict:
     return out
 
 
-def load_rows(root) -> tuple:
-    """(rows, links): live chunks other than the record kinds, with pending and restore touches applied;
-    links as {(src, dst)} sets by type for contradicts, consolidated_into and derived_from."""
+_ROW_COLUMNS = ("rowid", "id", "created", "type", "kind", "project", "confidence", "importance", "pinned", "status",
+                "sensitivity", "tokens", "access_count", "last_accessed", "updated", "arrived", "tags")
+
+
+def load_rows(root, now: datetime | None = None) -> tuple:
+    """(rows, links): live chunks other than the record kinds (columns, not content: see _contents), with pending
+    and restore touches applied; links as {(src, dst)} sets by type for contradicts, consolidated_into and
+    derived_from."""
+    now = _now(now)
     conn = search_index.connect(Path(root), readonly=True)
     if conn is None:
         return [], {"contradicts": set(), "consolidated_into": set(), "derived_from": set()}
     try:
-        conn.row_factory = sqlite3.Row
-        rows = [dict(r) for r in conn.execute(
-            "SELECT id, created, type, kind, project, confidence, importance, pinned, status, sensitivity, tokens, "
-            "access_count, last_accessed, tags, content FROM chunks WHERE kind NOT IN (%s)"
-            % ",".join("?" * len(RECORD_KINDS)), RECORD_KINDS)]
+        rows = [dict(zip(_ROW_COLUMNS, r)) for r in conn.execute(
+            "SELECT %s FROM chunks WHERE kind NOT IN (%s)" % (", ".join(_ROW_COLUMNS),
+                                                             ",".join("?" * len(RECORD_KINDS))), RECORD_KINDS)]
         links = {"contradicts": set(), "consolidated_into": set(), "derived_from": set()}
         for src, kind, dst in conn.execute(
                 "SELECT src, type, dst FROM links WHERE type IN ('contradicts', 'consolidated_into', 'derived_from')"):
             links[kind].add((src, dst))
     finally:
         conn.close()
-    pending, restored = access.pending_access(root), _restores(root)
+    pending, restored = access.pending_access(root), _restores(root, now)
     for row in rows:
         count, last = pending.get(row["id"], (0, None))
         row["access_count"] = int(row["access_count"] or 0) + count
@@ -119,6 +134,59 @@ def load_rows(root) -> tuple:
         row["tags"] = (row["tags"] or "").split()
     rows.sort(key=lambda r: (r["created"], r["id"]))
     return rows, links
+
+
+def _contents(root, rows) -> None:
+    """Each row's content, from the search index (only the rows a plan reads words of)."""
+    conn = search_index.connect(Path(root), readonly=True)
+    try:
+        by_rowid = {r["rowid"]: r for r in rows}
+        ids = list(by_rowid)
+        for start in range(0, len(ids), 500):
+            part = ids[start:start + 500]
+            for rowid, content in conn.execute(
+                    f"SELECT rowid, content FROM chunks WHERE rowid IN ({','.join('?' * len(part))})", part):
+                by_rowid[rowid]["content"] = content
+    finally:
+        conn.close()
+
+
+def _epoch(root):
+    """Which search index this is (a rebuilt one starts its rowids anew)."""
+    conn = search_index.connect(Path(root), readonly=True)
+    if conn is None:
+        return None
+    try:
+        return search_index.generation(conn)[0]
+    finally:
+        conn.close()
+
+
+def _topics(root, candidates: list, links: dict, changed: set) -> list:
+    """Topics worth a master, biggest first: clusters of more than five memories (a master counts for those it
+    holds) with at least one memory in `changed`; each as member dicts (_member_of_row)."""
+    _contents(root, candidates)
+    derived = Counter(src for src, _ in links["derived_from"])
+    weight = {r["id"]: max(1, derived[r["id"]]) if r["kind"] == "consolidated" else 1 for r in candidates}
+    by_id = {r["id"]: r for r in candidates}
+    by_project = {}
+    for row in candidates:
+        by_project.setdefault(row["project"], []).append(
+            (row["id"], topic_words(row["content"], row["tags"]), row["kind"] == "consolidated"))
+    topics = []
+    for items in by_project.values():
+        for ids in clusters(items):
+            # a master stands for the memories it holds: "more than five on one topic" counts them
+            if len(ids) >= 2 and sum(weight[i] for i in ids) >= CONSOLIDATE_MIN and changed.intersection(ids):
+                topics.append([_member_of_row(by_id[i], weight[i]) for i in ids])
+    topics.sort(key=lambda members: -sum(m["weight"] for m in members))
+    return topics
+
+
+def idle_here(row: dict, now: datetime) -> float:
+    """Days since the memory was last written in this store (made, revised, or `arrived` by import or capture
+    long after its own date) or used, whichever is latest: what dormancy is measured by."""
+    return idle_days(dict(row, created=max(row["created"], row.get("updated") or "", row.get("arrived") or "")), now)
 
 
 # ---------------------------------------------------------------- topics and masters
@@ -275,19 +343,28 @@ def _split_to_fit(members: list) -> list:
 
 
 # ---------------------------------------------------------------- the plan
-def make_plan(root, *, now: datetime | None = None) -> dict:
-    """What a gardening run would do now (reads the search index only; changes nothing)."""
+def make_plan(root, *, now: datetime | None = None, since: dict | None = None) -> dict:
+    """What a gardening run would do now (reads the search index only; changes nothing).
+
+    `since` ({"epoch", "rowid"}, what the last complete run saw: state/garden.json): topics are clustered only
+    when a memory came or changed after it (search-index rows are rewritten with a new rowid), and only topics
+    holding such a memory are consolidated; every other topic was weighed by an earlier run. Dormancy is judged
+    on every memory (salience moves with the clock), from columns only."""
 
     now = _now(now)
-    rows, links = load_rows(root)
+    rows, links = load_rows(root, now)
     by_id = {r["id"]: r for r in rows}
     for row in rows:
         row["score"] = salience(row, now)
     states = Counter(state_of(r["score"]) for r in rows if not r["pinned"])
+    epoch = _epoch(root)
     plan = {"run": f"garden-{now.strftime('%Y%m%dT%H%M%SZ')}-{secrets.token_hex(2)}", "generated": _iso(now),
             "root": str(root), "counts": {"memories": len(rows), "pinned": sum(1 for r in rows if r["pinned"]),
                                           **{s: states.get(s, 0) for s in ("active", "fading", "dormant")}},
+            "seen": {"epoch": epoch, "rowid": max((r["rowid"] for r in rows), default=0)},
             "resolve": [], "review": [], "consolidate": [], "archive": []}
+    seen = (since or {}).get("rowid") if (since or {}).get("epoch") == epoch else None
+    changed = {r["id"] for r in rows if seen is None or r["rowid"] > seen}
 
     busy = set()  # ids an earlier action of this plan already changes
     for a, b in sorted({tuple(sorted(p)) for p in links["contradicts"]}):
@@ -313,21 +390,14 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
     restored_members = {src for src, _ in links["consolidated_into"]}
     candidates = [r for r in rows if r["status"] == "active" and not r["pinned"] and r["id"] not in busy
                   and r["id"] not in restored_members and r["score"] >= ARCHIVE_BELOW]
-    derived = Counter(src for src, _ in links["derived_from"])
-    weight = {r["id"]: max(1, derived[r["id"]]) if r["kind"] == "consolidated" else 1 for r in candidates}
-    by_project = {}
-    for row in candidates:
-        by_project.setdefault(row["project"], []).append(
-            (row["id"], topic_words(row["content"], row["tags"]), row["kind"] == "consolidated"))
-    groups = []
-    for items in by_project.values():
-        for ids in clusters(items):
-            # a master stands for the memories it holds: "more than five on one topic" counts them
-            if len(ids) < 2 or sum(weight[i] for i in ids) < CONSOLIDATE_MIN:
-                continue
-            groups += _split_to_fit([_member_of_row(by_id[i], weight[i]) for i in ids])
-    groups.sort(key=lambda g: -sum(m["weight"] for m in g))  # the biggest topics first
-    plan["counts"]["consolidate_deferred"] = max(0, len(groups) - MAX_CONSOLIDATE_PER_RUN)
+    topics = _topics(root, candidates, links, changed) if changed & {r["id"] for r in candidates} else []
+    groups, left = [], 0
+    for members in topics:  # the biggest topics first, as many as a run makes (each split to fit one chunk)
+        if len(groups) >= MAX_CONSOLIDATE_PER_RUN:
+            left += 1
+            continue
+        groups += _split_to_fit(members)
+    plan["counts"]["consolidate_deferred"] = max(0, len(groups) - MAX_CONSOLIDATE_PER_RUN) + left
     for group in groups[:MAX_CONSOLIDATE_PER_RUN]:
         spec = master_spec(group)
         plan["consolidate"].append({"topic": spec["metadata"]["title"], "members": [m["id"] for m in group],
@@ -335,12 +405,13 @@ def make_plan(root, *, now: datetime | None = None) -> dict:
                                     "content": spec["content"]})
         busy.update(m["id"] for m in group)
 
-    dormant = [r for r in rows if not r["pinned"] and r["id"] not in busy and r["score"] < ARCHIVE_BELOW
-               and idle_days(r, now) >= MIN_IDLE_DAYS]
+    dormant = [r for r in rows if not r["pinned"] and r["kind"] not in NEVER_ARCHIVED and r["id"] not in busy
+               and r["score"] < ARCHIVE_BELOW and idle_here(r, now) >= MIN_IDLE_DAYS]
     dormant.sort(key=lambda r: (r["score"], r["created"]))  # the faintest first
     plan["counts"]["archive_deferred"] = max(0, len(dormant) - MAX_ARCHIVE_PER_RUN)
+    _contents(root, dormant[:MAX_ARCHIVE_PER_RUN])
     for row in dormant[:MAX_ARCHIVE_PER_RUN]:
-        idle = idle_days(row, now)
+        idle = idle_here(row, now)
         plan["archive"].append({"id": row["id"], "score": round(row["score"], 4), "idle_days": int(idle),
                                 "status": row["status"],
                                 "summary": summary_line({"content": row["content"], "metadata": {}}, 70)})
@@ -359,68 +430,95 @@ def _garden_lock(root):
     return lock
 
 
-def run(store, *, apply: bool = False, now: datetime | None = None) -> dict:
+def run(store, *, apply: bool = False, now: datetime | None = None, budget: float | None = None) -> dict:
     """Make the plan; with `apply`, carry it out (one run at a time). Returns the plan, plus `applied` (what was
-    done, by action) when applied."""
+    done, by action) when applied.
+
+    `budget`: seconds the run may spend (default RUN_BUDGET_SECONDS). Each step (a contradiction resolved, a
+    master made and its originals archived, a batch of dormant memories archived) is whole; when the budget is
+    spent the run stops between two steps, says so (`applied["paused"]`), and the next run (due at once) makes a
+    fresh plan from the store as this one left it."""
+    started = time.monotonic()
     if not apply:
         try:
             store.sync_derived()
         except RlmMemError:
             pass  # a read-only or busy store still gets a plan, from the index as it is
-        return make_plan(store.root, now=now)
+        return make_plan(store.root, now=now, since=read_state(store.root).get("seen"))
     lock = _garden_lock(store.root)
     try:
         _write_state(store.root, last_attempt=_iso(_now(now)))
         store.fold_access()  # counts in the files and the index, so what is recent is seen as recent
         store.sync_derived()
-        plan = make_plan(store.root, now=now)
-        plan["applied"] = _apply(store, plan)
-        _write_state(store.root, last_run=_iso(_now(now)), last_run_id=plan["run"])
+        plan = make_plan(store.root, now=now, since=read_state(store.root).get("seen"))
+        deadline = started + (RUN_BUDGET_SECONDS if budget is None else budget)
+        plan["applied"] = _apply(store, plan, deadline)
+        left = plan["applied"]["paused"] or plan["counts"]["archive_deferred"] or \
+            plan["counts"]["consolidate_deferred"]
+        # what this run saw is done with only when nothing was left for later: then the next run looks at
+        # what changes after it; otherwise it looks at the same again (what was left included)
+        _write_state(store.root, last_run=_iso(_now(now)), last_run_id=plan["run"], resume=bool(left),
+                     **({} if left else {"seen": plan["seen"]}))
     finally:
         lock.release()
     return plan
 
 
-def _apply(store, plan: dict) -> dict:
+def _apply(store, plan: dict, deadline: float) -> dict:
     run_id, root = plan["run"], store.root
-    done = {"resolved": [], "consolidated": [], "archived": [], "skipped": []}
+    done = {"resolved": [], "consolidated": [], "archived": [], "skipped": [], "paused": False}
+
+    def out_of_time() -> bool:
+        done["paused"] = done["paused"] or time.monotonic() >= deadline
+        return done["paused"]
+
     for item in plan["resolve"]:
+        if out_of_time():
+            break
         try:
             old, new = lifecycle.resolve_contradiction(store, item["old"], item["new"])
             done["resolved"].append({"old": old, "new": new, "note": item["note"]})
         except RlmMemError as exc:
             done["skipped"].append({"action": "resolve", "ids": [item["old"], item["new"]], "why": str(exc)})
     for item in plan["consolidate"]:
-        chunks = [store.get_chunk(i, track=False) for i in item["members"]]
-        members = [_member_of_chunk(c) for c in chunks if c is not None and c.status == "active" and not c.pinned]
-        spec = master_spec(members) if len(members) >= 2 else None
-        if spec is None:
-            done["skipped"].append({"action": "consolidate", "ids": item["members"], "why": "members changed"})
-            continue
-        reason = f"garden {run_id}: consolidated into a master"
-        master = store.create_chunk(**spec, auto_link=False, reason=reason)
-        audit(root, "consolidate", master.id, actor=store.actor, reason=f"garden {run_id}",
-              details={"run": run_id, "members": [m["id"] for m in members]})
-        for member in members:
-            chunk = store.get_chunk(member["id"], track=False)
-            links = dict(chunk.links)
-            links["consolidated_into"] = sorted(set(links.get("consolidated_into") or []) | {master.id})
-            why = f"garden {run_id}: consolidated into {master.id}"
-            store.revise_chunk(member["id"], links=links, reason=why)
-            store.delete_chunk(member["id"], reason=why)
-        done["consolidated"].append({"master": master.id, "members": [m["id"] for m in members],
-                                     "topic": spec["metadata"]["title"]})
-    for item in plan["archive"]:
-        why = f"garden {run_id}: dormant (salience {item['score']}, idle {item['idle_days']} days)"
-        if store.delete_chunk(item["id"], reason=why):
-            done["archived"].append(item["id"])
-        else:
-            done["skipped"].append({"action": "archive", "ids": [item["id"]], "why": "no longer in the store"})
+        if out_of_time():
+            break
+        _consolidate(store, item, run_id, done)
+    for start in range(0, len(plan["archive"]), ARCHIVE_BATCH):
+        if out_of_time():
+            break
+        batch = plan["archive"][start:start + ARCHIVE_BATCH]
+        reasons = {item["id"]: f"garden {run_id}: dormant (salience {item['score']}, idle {item['idle_days']} days)"
+                   for item in batch}
+        archived = set(store.archive_many([item["id"] for item in batch], reason=reasons))
+        for item in batch:
+            if item["id"] in archived:
+                done["archived"].append(item["id"])
+            else:
+                done["skipped"].append({"action": "archive", "ids": [item["id"]], "why": "no longer in the store"})
     if done["resolved"] or done["consolidated"] or done["archived"]:
         audit(root, "garden", None, actor=store.actor, reason=f"garden run {run_id}", details={"run": run_id, **done})
         _log_episode(root, plan["generated"], run_id, done)
         refresh_core(root)
     return done
+
+
+def _consolidate(store, item: dict, run_id: str, done: dict) -> None:
+    """One master made and its originals archived (linked consolidated_into it): two write sessions."""
+    chunks = [store.get_chunk(i, track=False) for i in item["members"]]
+    members = [_member_of_chunk(c) for c in chunks if c is not None and c.status == "active" and not c.pinned]
+    spec = master_spec(members) if len(members) >= 2 else None
+    if spec is None:
+        done["skipped"].append({"action": "consolidate", "ids": item["members"], "why": "members changed"})
+        return
+    reason = f"garden {run_id}: consolidated into a master"
+    master = store.create_chunk(**spec, auto_link=False, reason=reason)
+    audit(store.root, "consolidate", master.id, actor=store.actor, reason=f"garden {run_id}",
+          details={"run": run_id, "members": [m["id"] for m in members]})
+    store.archive_many([m["id"] for m in members], reason=f"garden {run_id}: consolidated into {master.id}",
+                       link=("consolidated_into", master.id))
+    done["consolidated"].append({"master": master.id, "members": [m["id"] for m in members],
+                                 "topic": spec["metadata"]["title"]})
 
 
 def _log_episode(root, when: str, run_id: str, done: dict) -> None:

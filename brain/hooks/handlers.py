@@ -12,7 +12,9 @@ from brain.hooks.io import envelope
 from brain.hud.sliders import COMMAND_WORDS
 from brain.store.sensitivity import limit_from_env
 
-CANDIDATES_TAIL_BYTES = 512 * 1024  # the session's last part: what fits SessionEnd's 1.5 s with room to spare
+# The session's last part, mined for candidates when memory is unwritable: 128 KB take ~0.2 s of CPU (512 KB took
+# 0.6 s, more than SessionEnd's 1.5 s as soon as the machine is busy; bench/trust.py measures it under load).
+CANDIDATES_TAIL_BYTES = 128 * 1024
 
 
 class MemoryUnwritable(Exception):

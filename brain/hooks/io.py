@@ -1,8 +1,11 @@
 """A hook's input and output: the event JSON parsed once, the JSON envelope Claude Code reads, one stderr line.
 
-Stdlib only (the C JSON scanner through fastjson): every hook imports this module first.
+Stdlib only (the C JSON scanner through fastjson): every hook imports this module first. Stdin is read up to
+MAX_STDIN; a transcript_path that names something other than a regular file (/dev/zero, /dev/urandom, a FIFO, a
+folder) is refused before anything opens it (`transcript_problem`).
 """
 import os
+import stat
 import sys
 
 from brain.util import fastjson
@@ -52,6 +55,20 @@ def read_input(event: str, stream) -> HookInput:
     if len(raw) > MAX_STDIN:
         raise HookInputError(f"stdin is larger than {MAX_STDIN // (1024 * 1024)} MB")
     return HookInput.parse(event, raw)
+
+
+def transcript_problem(path: str) -> str | None:
+    """Why this hook must not touch its transcript_path (it exists and is not a regular file), or None. A stat,
+    never an open: opening a FIFO would wait for a writer, reading a device would never end."""
+    if not path:
+        return None
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None  # not there (yet): the hook carries on without it
+    if stat.S_ISREG(mode):
+        return None
+    return f"transcript_path {path[:200]} is not a regular file; rlm-mem ignored this event"
 
 
 def envelope(event: str, context: str) -> str:

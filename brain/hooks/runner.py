@@ -14,7 +14,7 @@ except ImportError:  # pragma: no cover - other interpreters
     import signal
 
 from brain.hooks.handlers import HANDLERS, MemoryUnwritable, candidates_block
-from brain.hooks.io import read_input, stderr_line
+from brain.hooks.io import read_input, stderr_line, transcript_problem
 
 # Seconds each hook may take before it gives up (SessionEnd: Claude Code gives all SessionEnd hooks 1.5 s).
 TIME_LIMITS = {"session-start": 8.0, "user-prompt-submit": 8.0, "stop": 8.0, "pre-compact": 8.0,
@@ -52,6 +52,10 @@ def main(argv) -> int:
         signal.setitimer(signal.ITIMER_REAL, limit)
     try:
         state["input"] = inp = read_input(event, sys.stdin)
+        problem = transcript_problem(inp.transcript_path)
+        if problem:
+            stderr_line(problem)
+            return 0
         output = HANDLERS[event](inp)
         if output:
             sys.stdout.write(output + "\n")

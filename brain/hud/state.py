@@ -8,7 +8,9 @@ import os
 
 from brain.hud.sliders import CUSTOM_MODE, DEFAULTS, MODES, SLIDERS, mode_values, slider_for
 from brain.util import fastjson
-from brain.util.files import atomic_write_json
+from brain.util.files import atomic_write_json, read_json
+
+HUD_FILE_LIMIT = 64 * 1024  # hud.json holds a mode and nine numbers
 
 
 def default_state() -> dict:
@@ -23,8 +25,7 @@ def load_hud_state(root) -> dict:
     """The saved state, or defaults for anything missing, damaged or out of range (never raises)."""
     state = default_state()
     try:
-        with open(state_path(root), encoding="utf-8") as fh:
-            raw = fastjson.loads(fh.read())
+        raw = read_json(state_path(root), HUD_FILE_LIMIT)  # bounded, and never a FIFO or a device
     except (OSError, ValueError):
         return state
     if not isinstance(raw, dict):

@@ -1,23 +1,30 @@
 """The persistent search index: SQLite (stdlib) with FTS5, derived from the chunk files.
 
 index/search.db holds, per active chunk, the columns recall ranks on and the content itself (so hooks never open
-chunk files), an FTS5 table over content and tags (BM25, porter stemming), and the link table (both directions).
-Updated inside the store's write lock on every create/update/delete; `rebuild` recreates it from the files.
-WAL mode: readers never wait for writers.
+chunk files), an FTS5 table over content and tags (BM25, porter stemming), the link table (both directions), each
+chunk's tags, and its entry of seed 000's metadata_index.json (so that the JSON index files are written from here,
+never by re-reading chunk files). Updated inside the store's write lock on every create/update/delete; `reindex`
+recreates it from the files in one transaction. WAL mode: readers never wait for writers, and a reader sees either
+the index before a write session or after it, never a half-built one.
+
+meta holds the layout version (`schema`), the chunk folders' fingerprint at the last commit, an `epoch` (a new
+token whenever the index is made anew) and a `generation` (+1 on every commit that changed something): together
+they say whether the JSON index files are current (json_indexes.py).
 """
 import os
+from _thread import get_ident  # the thread module's C core: `threading` costs the prompt hook a millisecond
 
-from brain.index.fingerprint import month_fingerprint
+from brain.index.fingerprint import index_readable, month_fingerprint
 from brain.util import fastjson
 from brain.util.fasthash import sha1
 from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "5"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
-# replaced_at, value_kinds
+SCHEMA_VERSION = "6"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
+# replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, arrived, epoch and generation
 
-_SCHEMA = """
+_TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS chunks(
   rowid INTEGER PRIMARY KEY,
@@ -39,6 +46,8 @@ CREATE TABLE IF NOT EXISTS chunks(
   tokens INTEGER NOT NULL,
   access_count INTEGER NOT NULL DEFAULT 0,
   last_accessed TEXT,
+  updated TEXT,  -- last revised
+  arrived TEXT,  -- when an imported or captured memory dated long before entered this store
   tags TEXT NOT NULL DEFAULT '',
   files TEXT NOT NULL DEFAULT '',
   path TEXT NOT NULL,
@@ -47,28 +56,19 @@ CREATE TABLE IF NOT EXISTS chunks(
   when_note TEXT NOT NULL DEFAULT '',
   when_spans TEXT NOT NULL DEFAULT '',
   value_kinds TEXT NOT NULL DEFAULT '',
-  content TEXT NOT NULL
+  content TEXT NOT NULL,
+  jmeta TEXT NOT NULL DEFAULT ''  -- last: rows are read up to content, and a long row's tail spills to overflow pages
 );
-CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
-CREATE INDEX IF NOT EXISTS chunks_conv ON chunks(conversation_id, created);
-CREATE INDEX IF NOT EXISTS chunks_project ON chunks(project, created);
-CREATE INDEX IF NOT EXISTS chunks_kind ON chunks(kind, created);
--- session-start selection (core.py): pinned, recently used and most used walks, each a short LIMITed scan
-CREATE INDEX IF NOT EXISTS chunks_pinned ON chunks(created) WHERE pinned=1;
-CREATE INDEX IF NOT EXISTS chunks_accessed ON chunks(last_accessed, kind) WHERE last_accessed IS NOT NULL;
-CREATE INDEX IF NOT EXISTS chunks_uses ON chunks(access_count, kind) WHERE access_count > 0;
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
   content, tags, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
 -- Value changes a turn made (chunk metadata.extra.changes): older memories holding `old` state a replaced value.
 CREATE TABLE IF NOT EXISTS changes(project TEXT, old TEXT, new TEXT NOT NULL, at TEXT NOT NULL, id TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS changes_project ON changes(project, at);
-CREATE INDEX IF NOT EXISTS changes_id ON changes(id);
 -- Each chunk's tags, exact: auto-linking asks which chunks share a tag (the FTS column stems and splits words).
-CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(tag, id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
+-- `created` too, so that ranking the chunks that share a tag reads this table alone.
+CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, created TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY(tag, id)) WITHOUT ROWID;
 -- The number of chunks, kept by triggers: hooks show and weigh by it, and count(*) walks a whole index
 -- (3 ms at 100k chunks, measured by bench/run.py). Seeded by connect() for an index made before this table.
 CREATE TABLE IF NOT EXISTS counts(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -77,10 +77,28 @@ CREATE TRIGGER IF NOT EXISTS chunks_counted_in AFTER INSERT ON chunks
 CREATE TRIGGER IF NOT EXISTS chunks_counted_out AFTER DELETE ON chunks
   BEGIN UPDATE counts SET value = value - 1 WHERE name = 'chunks'; END;
 """
+# The secondary indexes: a rebuild creates them after the rows are in (one sort each, instead of a random insert
+# into each for every row: reindex of 100k chunks, bench/run.py).
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS chunks_chash ON chunks(chash);
+CREATE INDEX IF NOT EXISTS chunks_conv ON chunks(conversation_id, created);
+CREATE INDEX IF NOT EXISTS chunks_project ON chunks(project, created);
+CREATE INDEX IF NOT EXISTS chunks_kind ON chunks(kind, created);
+-- session-start selection (core.py): pinned, recently used and most used walks, each a short LIMITed scan
+CREATE INDEX IF NOT EXISTS chunks_pinned ON chunks(created) WHERE pinned=1;
+CREATE INDEX IF NOT EXISTS chunks_accessed ON chunks(last_accessed, kind) WHERE last_accessed IS NOT NULL;
+CREATE INDEX IF NOT EXISTS chunks_uses ON chunks(access_count, kind) WHERE access_count > 0;
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst, type);
+CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
+CREATE INDEX IF NOT EXISTS changes_project ON changes(project, at);
+CREATE INDEX IF NOT EXISTS changes_id ON changes(id);
+"""
+_SCHEMA = _TABLES + _INDEXES
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
-            "pinned", "status", "replaced_at", "sensitivity", "category", "tokens", "access_count", "last_accessed", "tags",
-            "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds", "content")
+            "pinned", "status", "replaced_at", "sensitivity", "category", "tokens", "access_count", "last_accessed",
+            "updated", "arrived", "tags", "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds", "content",
+            "jmeta")
 
 
 def db_path(root) -> str:
@@ -93,16 +111,20 @@ def is_stale(root) -> bool:
 
 
 def staleness(root):
-    """Why the index is out of date: None (it is not), "files" (chunk folders changed since its last commit, or
-    there is none yet) or "layout" (an older rlm-mem made it: a whole rebuild, too long for a hook to wait on)."""
+    """Why the index is out of date: None (it is not), "files" (chunk folders changed since its last commit),
+    "layout" (an older rlm-mem made it) or "damaged" (missing while there are chunk files, or not a database):
+    the last two need a whole rebuild, too long for a hook to wait on."""
+    chunks = os.path.isdir(os.path.join(os.fspath(root), "chunks"))
+    if not index_readable(root):
+        return "damaged" if chunks else None
     conn = connect(root, readonly=True)
-    if conn is None:
-        return "files" if os.path.isdir(os.path.join(os.fspath(root), "chunks")) else None
     try:
         if _older(schema_version(conn)):
             return "layout"  # the next writer rebuilds it (migrate_if_older)
         return None if get_meta(conn, "fingerprint", None) == month_fingerprint(root) else "files"
-    except (sqlite3.Error, ValueError):  # a damaged value or tables: treat as stale, a writer rebuilds
+    except sqlite3.DatabaseError:  # not a database, or damaged tables: a writer (the worker) rebuilds it
+        return "damaged"
+    except ValueError:  # a damaged meta value: treat as stale, a writer re-indexes
         return "files"
     finally:
         conn.close()
@@ -120,15 +142,119 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
         # create the file owner-only first: SQLite gives the -wal/-shm files the mode of the database file
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
         conn = sqlite3.connect(path, timeout=30, isolation_level=None)  # explicit BEGIN/COMMIT
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.executescript(_SCHEMA)
-        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
-        if conn.execute("SELECT 1 FROM counts WHERE name='chunks'").fetchone() is None:
-            conn.execute("INSERT OR IGNORE INTO counts(name, value) SELECT 'chunks', count(*) FROM chunks")
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+            conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES('epoch', ?)", (_new_epoch(),))
+            if conn.execute("SELECT 1 FROM counts WHERE name='chunks'").fetchone() is None:
+                conn.execute("INSERT OR IGNORE INTO counts(name, value) SELECT 'chunks', count(*) FROM chunks")
+        except BaseException:
+            conn.close()
+            raise
         os.chmod(path, 0o600)
     conn.execute("PRAGMA busy_timeout=10000")
     return conn
+
+
+def connect_memory() -> sqlite3.Connection:
+    """An empty index in memory, for a write session that cannot reach the file (it keeps nothing)."""
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.executescript(_SCHEMA)
+    conn.execute("INSERT INTO counts(name, value) VALUES('chunks', 0)")
+    return conn
+
+
+def _is_damage(exc: Exception) -> bool:
+    """A database error that says the file is not (or no longer) a usable database, as opposed to a busy or
+    locked one, a full disk or a read-only folder, which rebuilding would not cure."""
+    if not isinstance(exc, sqlite3.DatabaseError):
+        return False
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text or "corrupt" in text
+
+
+def discard(root) -> None:
+    """Remove the index files (the database, its WAL and shared-memory files): they are derived."""
+    for suffix in ("", "-wal", "-shm"):
+        try:
+            os.unlink(db_path(root) + suffix)
+        except FileNotFoundError:
+            pass
+
+
+# A write connection kept between the write sessions of one batch job (ChunkStore.batched: an import, a store
+# build) in this process and thread: its page cache (64 MB) stays warm from one batch to the next (bench/run.py).
+# Only for a job's length: a connection kept open longer would outlive a person's deleting the index by hand, and
+# SQLite would then remove the new index's WAL when it closes.
+_KEPT: dict = {}
+
+
+def _file_id(path: str):
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def keep_writer(root, conn: sqlite3.Connection) -> None:
+    """Keep a write connection that ended its transaction for the next write session of the batch job."""
+    release_writer(root)
+    _KEPT[db_path(root)] = (conn, _file_id(db_path(root)), get_ident())
+
+
+def release_writer(root) -> None:
+    """Close the connection kept for `root` (the batch job is over)."""
+    kept = _KEPT.pop(db_path(root), None)
+    if kept is not None:
+        kept[0].close()
+
+
+def connect_for_writing(root) -> tuple:
+    """(connection, why it was replaced or None). An index file that is not a database (or is damaged where a
+    writer first looks) is discarded and made anew: it is derived, so a write never fails because of it, and the
+    caller's sync re-indexes every chunk file into the new one. The connection kept by keep_writer is reused
+    when it is this file's (not replaced since) and this thread's."""
+    kept = _KEPT.pop(db_path(root), None)
+    if kept is not None:
+        conn, file_id, thread = kept
+        if file_id is not None and file_id == _file_id(db_path(root)) and thread == get_ident():
+            try:
+                conn.execute("SELECT value FROM meta WHERE key='schema'").fetchall()
+                return conn, None
+            except sqlite3.Error:
+                pass
+        conn.close()
+    try:
+        conn = connect(root)
+        try:
+            conn.execute("SELECT value FROM meta WHERE key='fingerprint'").fetchall()
+            conn.execute("SELECT rowid FROM chunks ORDER BY rowid DESC LIMIT 1").fetchall()
+        except BaseException:
+            conn.close()
+            raise
+        return conn, None
+    except sqlite3.DatabaseError as exc:
+        if not _is_damage(exc):
+            raise
+        discard(root)
+        return connect(root), str(exc)
+
+
+def _new_epoch() -> str:
+    return fastjson.dumps(os.urandom(8).hex())
+
+
+def generation(conn: sqlite3.Connection) -> tuple:
+    """(epoch, generation): which index this is and how many committed write sessions changed it."""
+    return get_meta(conn, "epoch", None), int(get_meta(conn, "generation", 0) or 0)
+
+
+def next_generation(conn: sqlite3.Connection) -> None:
+    """Inside the caller's write transaction: one more change committed."""
+    set_meta(conn, "generation", int(get_meta(conn, "generation", 0) or 0) + 1)
 
 
 def _older(version) -> bool:
@@ -157,14 +283,31 @@ def migrate_if_older(conn: sqlite3.Connection) -> bool:
     An index made by a newer rlm-mem is left alone (two installed versions must not rebuild each other's)."""
     if not _older(schema_version(conn)):
         return False
+    recreate(conn)
+    return True
+
+
+def recreate(conn: sqlite3.Connection, *, bulk: bool = False) -> None:
+    """Inside the caller's write transaction: every table dropped and made anew, empty, with a new epoch. Readers
+    keep seeing the old index until the caller commits (WAL). `bulk`: for a rebuild that then inserts every chunk
+    (insert_many) and calls end_bulk: the secondary indexes come last, the full-text index merges once."""
     for kind, name in conn.execute("SELECT type, name FROM sqlite_master WHERE type IN ('table', 'trigger') "
                                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'fts_%'").fetchall():
         conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
-    for statement in _statements(_SCHEMA):
+    for statement in _statements(_TABLES if bulk else _SCHEMA):
         conn.execute(statement)
     conn.execute("INSERT INTO meta(key, value) VALUES('schema', ?)", (SCHEMA_VERSION,))
+    conn.execute("INSERT INTO meta(key, value) VALUES('epoch', ?)", (_new_epoch(),))
     conn.execute("INSERT INTO counts(name, value) VALUES('chunks', 0)")
-    return True
+    if bulk:
+        conn.execute("INSERT INTO fts(fts, rank) VALUES('automerge', 0)")  # no merging while rows stream in
+
+
+def end_bulk(conn: sqlite3.Connection) -> None:
+    """After a bulk rebuild's rows: the secondary indexes, and the full-text index's default merging."""
+    for statement in _statements(_INDEXES):
+        conn.execute(statement)
+    conn.execute("INSERT INTO fts(fts, rank) VALUES('automerge', 4)")
 
 
 def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
@@ -172,13 +315,20 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
     return (
         chunk["id"], md["created"], chunk["type"], md.get("kind", "memory"), md.get("role"), md.get("project"),
         md.get("scope"), md.get("conversation_id"), float(md.get("confidence", 0.8)), md.get("importance"),
-        1 if md.get("pinned") else 0, md.get("status", "active"), md.get("superseded_at"), md.get("sensitivity", "low"),
-        md.get("category"),
-        int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"),
+        1 if md.get("pinned") else 0, md.get("status", "active"), md.get("superseded_at"),
+        md.get("sensitivity", "low"), md.get("category"),
+        int(chunk["tokens"]), int(md.get("access_count") or 0), md.get("last_accessed"), md.get("updated"),
+        md.get("arrived"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
         content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), _value_kinds(chunk["content"]),
-        chunk["content"],
+        chunk["content"], _metadata_entry(chunk, path),
     )
+
+
+def _metadata_entry(chunk: dict, path: str) -> str:
+    from brain.index.json_indexes import entry_text  # json and pathlib: writers only, never the prompt hook
+
+    return entry_text(chunk, path)
 
 
 def _when(content: str, created) -> tuple:
@@ -212,34 +362,71 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
     conn.execute("DELETE FROM changes WHERE id=?", (chunk_id,))
 
 
-def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
-    _delete(conn, chunk["id"])
-    cur = conn.execute(
-        f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})",
-        row_of(chunk, path, mtime_ns))
-    conn.execute("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
-                 (cur.lastrowid, chunk["content"], " ".join(chunk.get("tags") or ())))
-    conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
-                     [(chunk["id"], t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()])
-    conn.executemany("INSERT OR IGNORE INTO tags(tag, id) VALUES(?, ?)", [(t, chunk["id"]) for t in chunk.get("tags") or ()])
-    md = chunk["metadata"]
+_INSERT = f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})"
+_ID, _CREATED, _CONTENT = (_COLUMNS.index(c) for c in ("id", "created", "content"))
+
+
+def item_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
+    """Everything the index keeps of a chunk, as plain tuples (small enough to pass between processes): (row,
+    tags, link triples, value changes)."""
+    md, cid = chunk["metadata"], chunk["id"]
+    links = [(cid, t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()]
     changes = (md.get("extra") or {}).get("changes") if isinstance(md.get("extra"), dict) else None
-    if isinstance(changes, list):
-        conn.executemany("INSERT INTO changes(project, old, new, at, id) VALUES(?, ?, ?, ?, ?)",
-                         [(md.get("project"), c.get("old"), c["new"], md["created"], chunk["id"]) for c in changes
-                          if isinstance(c, dict) and isinstance(c.get("new"), str)])
+    changes = [(md.get("project"), c.get("old"), c["new"], md["created"], cid) for c in changes
+               if isinstance(c, dict) and isinstance(c.get("new"), str)] if isinstance(changes, list) else []
+    return row_of(chunk, path, mtime_ns), tuple(chunk.get("tags") or ()), links, changes
+
+
+def insert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
+    """Index a chunk the caller knows is not indexed (a new id); an id that is there after all is replaced."""
+    item = item_of(chunk, path, mtime_ns)
+    try:
+        insert_many(conn, [item])
+    except sqlite3.IntegrityError:
+        replace_item(conn, item)
+
+
+def upsert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
+    replace_item(conn, item_of(chunk, path, mtime_ns))
+
+
+def replace_item(conn: sqlite3.Connection, item: tuple) -> None:
+    """Index an item_of tuple, replacing what the index holds for its id."""
+    _delete(conn, item[0][_ID])
+    insert_many(conn, [item])
+
+
+def insert_many(conn: sqlite3.Connection, items: list) -> None:
+    """Index chunks not indexed yet (item_of tuples). IntegrityError when an id is there already: for one item
+    nothing is written; a rebuild's batch rolls back to its savepoint and uses replace_item."""
+    conn.executemany(_INSERT, [row for row, _, _, _ in items])
+    first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(items) + 1
+    conn.executemany("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
+                     [(first + i, row[_CONTENT], " ".join(tags)) for i, (row, tags, _, _) in enumerate(items)])
+    conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
+                     [link for _, _, links, _ in items for link in links])
+    conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
+                     [(t, row[_ID], row[_CREATED]) for row, tags, _, _ in items for t in tags])
+    conn.executemany("INSERT INTO changes(project, old, new, at, id) VALUES(?, ?, ?, ?, ?)",
+                     [change for _, _, _, changes in items for change in changes])
+
+
+def set_mtimes(conn: sqlite3.Connection, pairs) -> None:
+    """Record the chunk files' mtimes, [(mtime_ns, chunk id)], once they are known (a batch writes them later)."""
+    conn.executemany("UPDATE chunks SET mtime_ns=? WHERE id=?", pairs)
 
 
 def remove(conn: sqlite3.Connection, chunk_id: str) -> None:
     _delete(conn, chunk_id)
 
 
-def clear(conn: sqlite3.Connection) -> None:
-    conn.execute("DELETE FROM chunks")
-    conn.execute("INSERT INTO fts(fts) VALUES('delete-all')")
-    conn.execute("DELETE FROM links")
-    conn.execute("DELETE FROM tags")
-    conn.execute("DELETE FROM changes")
+def purge_traces(conn: sqlite3.Connection) -> None:
+    """After deleting text for good (outside any transaction): merge the full-text index into one segment, so
+    that no old segment keeps the deleted words (FTS5 only marks them deleted until segments merge), and move the
+    WAL into the database and empty it (it holds the pages as they were). With secure_delete, which writers set,
+    freed pages and cells are zeroed as they are freed."""
+    conn.execute("INSERT INTO fts(fts) VALUES('optimize')")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 
 def chunk_count(conn: sqlite3.Connection) -> int:
@@ -266,5 +453,7 @@ def schema_version(conn: sqlite3.Connection):
     return row[0] if row else None
 
 
-def indexed_ids(conn: sqlite3.Connection) -> dict:
-    return dict(conn.execute("SELECT id, mtime_ns FROM chunks"))
+def indexed_ids(conn: sqlite3.Connection, months=None) -> dict:
+    """id -> indexed file mtime, of every chunk or of those whose id is of one of `months` (YYYY-MM)."""
+    rows = conn.execute("SELECT id, mtime_ns FROM chunks")
+    return dict(rows) if months is None else {cid: m for cid, m in rows if cid[6:13] in months}

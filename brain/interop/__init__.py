@@ -4,6 +4,8 @@ Formats in: legacy (the legacy protocol's memory files), candidates (a MEMORY_CA
 003's markdown graph), claude-memory (Claude Code's auto memory folder), jsonl (bulk records), markdown (rlm-mem's
 own export). Out: markdown and jsonl, which import back to the same chunks.
 """
+import os
+import stat
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -14,6 +16,7 @@ from brain.interop.records import ExportReport, ImportReport, Issue, SourceError
 from brain.interop.writer import Importer
 
 IMPORT_FORMATS = ("legacy", "candidates", "cognitive", "claude-memory", "jsonl", "markdown")
+MAX_STDIN = 64 * 1024 * 1024  # a candidates block piped in
 EXPORT_FORMATS = ("markdown", "jsonl")
 _MODULES = {"legacy": "legacy", "candidates": "candidate_block", "cognitive": "cognitive",
             "claude-memory": "claude_memory", "jsonl": "jsonl", "markdown": "markdown"}
@@ -41,6 +44,11 @@ def import_path(store, fmt: str, paths, *, batch_size: int = 5000, progress=None
     report = ImportReport(format=fmt)
     plans = []
     for given in paths:
+        problem = not_a_source(given)
+        if problem:  # before anything opens it: reading /dev/zero never ends, opening a FIFO waits
+            report.error(given, problem)
+            report.bad_paths.append(str(given))
+            continue
         chosen = detect_format(given) if fmt == "auto" else fmt
         if chosen is None:
             report.error(given, "cannot tell the format; give --format (" + ", ".join(IMPORT_FORMATS) + ")")
@@ -80,7 +88,7 @@ def import_path(store, fmt: str, paths, *, batch_size: int = 5000, progress=None
             report.files += 1
             base = importer.done_bytes
             try:
-                items = (module.records_from_text((stdin or sys.stdin).read(), "<stdin>") if src == "-"
+                items = (module.records_from_text(_read_stdin(stdin or sys.stdin), "<stdin>") if src == "-"
                          else module.read(src, context))
                 for item in items:
                     if isinstance(item, Issue):
@@ -100,6 +108,26 @@ def import_path(store, fmt: str, paths, *, batch_size: int = 5000, progress=None
             report.bad_paths.append(str(given))
     importer.finish()
     return report
+
+
+def not_a_source(given) -> str | None:
+    """Why `given` cannot be imported from before it is opened (a device, a FIFO, a socket), or None."""
+    if str(given) == "-":
+        return None
+    try:
+        mode = os.stat(given).st_mode
+    except OSError:
+        return None  # a missing path is reported where it is looked for
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return "is not a regular file or a folder (a device, a FIFO or a socket); nothing was read from it"
+
+
+def _read_stdin(stream) -> str:
+    text = stream.read(MAX_STDIN + 1)
+    if len(text) > MAX_STDIN:
+        raise SourceError(f"stdin holds more than {MAX_STDIN:,} characters; save it to a file and import that")
+    return text
 
 
 def _size(path) -> int:

@@ -19,6 +19,7 @@ from brain.interop.records import (
     timestamp,
     with_title,
 )
+from brain.safety.redact import redact
 
 FORMAT = "claude-memory"
 INDEX = "MEMORY.md"
@@ -61,7 +62,7 @@ def prepare(path: Path, files: list) -> dict:
         for line in text.splitlines():
             m = _LINK.search(line)
             if m:
-                entries[Path(m["target"]).name] = (m["title"].strip(), (m["hook"] or "").strip())
+                entries[Path(m["target"]).name] = (redact(m["title"].strip()), redact((m["hook"] or "").strip()))
     return entries
 
 
@@ -75,7 +76,7 @@ def read(src: Path, context=None):
         raise SourceError("the memory file has no content")
     kind = str(meta.get("type", "")).strip().lower()
     link_title, hook = entries.get(src.name, (None, ""))
-    title = link_title or str(meta.get("name") or src.stem).replace("_", " ").replace("-", " ").strip()
+    title = link_title or str(meta.get("name") or redact(src.stem)).replace("_", " ").replace("-", " ").strip()
     description = str(meta.get("description") or hook or "").strip()
     text = body.strip()
     if description and description.lower() not in text.lower():

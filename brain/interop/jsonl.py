@@ -8,14 +8,15 @@ skipped; the others are imported.
 import json
 from pathlib import Path
 
-from brain.interop.records import Issue, Record, jsonable, timestamp
+from brain.interop.records import Issue, Record, SourceError, jsonable, timestamp
 from brain.store.chunk import CHUNK_TYPES, EXTRA_LINK_TYPES, LINK_TYPES, SOURCES, is_chunk_id
 from brain.store.chunk_store import METADATA_FIELDS
 from brain.store.validation import schema_errors
-from brain.util.files import atomic_write_text
+from brain.util.files import open_regular, write_user_text
 
 FORMAT = "jsonl"
 EXPORT_NAME = "memories.jsonl"
+MAX_LINE = 8 * 1024 * 1024  # one record; a longer line is reported and skipped, never held whole
 _RESERVED = ("created", "conversation_id", "source", "confidence", "access_count", "last_accessed")
 
 
@@ -30,11 +31,36 @@ def is_whole_chunk(obj: dict) -> bool:
             and isinstance(obj.get("links"), dict) and "tokens" in obj)
 
 
+def _lines(fh):
+    """(line number, bytes, skipped) for each line, reading at most MAX_LINE bytes of any one line."""
+    number = 0
+    while True:
+        raw = fh.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        number += 1
+        if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+            skipped = len(raw)
+            while raw and not raw.endswith(b"\n"):
+                raw = fh.readline(MAX_LINE)
+                skipped += len(raw)
+            yield number, b"", skipped
+            continue
+        yield number, raw, 0
+
+
 def read(src: Path, context=None):
     offset = 0
-    with open(src, "rb") as fh:
-        for number, raw in enumerate(fh, 1):
-            offset += len(raw)
+    try:
+        fd = open_regular(src, follow_links=True)  # a device or a FIFO is refused before any read
+    except OSError as exc:
+        raise SourceError(f"cannot read: {exc.strerror or exc}") from None
+    with open(fd, "rb") as fh:
+        for number, raw, skipped in _lines(fh):
+            offset += len(raw) + skipped
+            if skipped:
+                yield Issue(str(src), f"line longer than {MAX_LINE:,} bytes; skipped", number)
+                continue
             try:
                 text = raw.decode("utf-8").strip().lstrip("\ufeff")  # a BOM some editors put first
             except UnicodeDecodeError as exc:
@@ -131,5 +157,5 @@ def write(chunks, out_dir: Path, progress=None) -> list:
         if progress:
             progress(done)
     path = Path(out_dir) / EXPORT_NAME
-    atomic_write_text(path, "".join(line + "\n" for line in lines))
+    write_user_text(path, "".join(line + "\n" for line in lines))
     return [path]

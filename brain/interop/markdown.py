@@ -23,7 +23,7 @@ from brain.interop.jsonl import is_whole_chunk, record_from
 from brain.interop.records import Issue, Record, SourceError, md_files, read_text, split_frontmatter
 from brain.store.chunk import CHUNK_TYPES, is_chunk_id, month_of
 from brain.store.validation import schema_errors
-from brain.util.files import atomic_write_text
+from brain.util.files import write_user_text
 
 FORMAT = "markdown"
 FIELDS = ("id", "type", "tokens", "tags", "metadata", "links")
@@ -83,7 +83,7 @@ def write(chunks, out_dir: Path, progress=None) -> list:
     paths = []
     for done, chunk in enumerate(chunks, 1):
         path = Path(out_dir) / month_of(chunk["id"]) / f"{chunk['id']}.md"
-        atomic_write_text(path, render(chunk), fsync=False)
+        write_user_text(path, render(chunk), fsync=False)
         paths.append(path)
         if progress:
             progress(done)

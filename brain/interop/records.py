@@ -13,7 +13,11 @@ from pathlib import Path
 import yaml
 from frontmatter.default_handlers import YAMLHandler
 
+from brain.safety.redact import redact_value
+from brain.util.files import read_bytes
 from brain.util.timestamps import normalize_timestamp, timestamp_or_none
+
+MAX_SOURCE_BYTES = 64 * 1024 * 1024  # one memory file (markdown, a MEMORY.md, a candidates block) at most
 
 
 @dataclass
@@ -124,9 +128,10 @@ def digest(text: str) -> str:
 
 
 def read_text(path: Path) -> str:
-    """A source file as text. Bytes, not text mode: a lone \\r inside a memory must survive."""
+    """A source file as text. Bytes, not text mode: a lone \\r inside a memory must survive. Only a regular file
+    of at most MAX_SOURCE_BYTES is read (a device or a FIFO is refused before any read)."""
     try:
-        data = Path(path).read_bytes()
+        data = read_bytes(path, MAX_SOURCE_BYTES, follow_links=True)
     except OSError as exc:
         raise SourceError(f"cannot read: {exc.strerror or exc}") from None
     if b"\x00" in data[:8192]:
@@ -153,7 +158,8 @@ def plain(value):
 def split_frontmatter(text: str, *, keep_newlines: bool = False) -> tuple:
     """(frontmatter dict, body) via python-frontmatter's YAML handler; ({}, text) when there is none.
 
-    SourceError on unreadable YAML. `keep_newlines`: leave \r\n in the body as it is (frontmatter.loads would turn
+    The frontmatter comes back redacted: readers turn its values into titles and names ("api_key" → "api key"),
+    and a secret must be caught in the form it was written. SourceError on unreadable YAML. `keep_newlines`: leave \r\n in the body as it is (frontmatter.loads would turn
     it into \n, and rlm-mem's own export must give back the exact content).
     """
     handler = YAMLHandler()
@@ -170,7 +176,7 @@ def split_frontmatter(text: str, *, keep_newlines: bool = False) -> tuple:
         where = f" (line {mark.line + 2})" if mark is not None else ""  # +2: the opening --- and 1-based
         raise SourceError(f"the YAML frontmatter cannot be read{where}: {getattr(exc, 'problem', None) or exc}") \
             from None
-    return (plain(meta) if isinstance(meta, dict) else {}), body.strip()
+    return (redact_value(plain(meta)) if isinstance(meta, dict) else {}), body.strip()
 
 
 def timestamp(value) -> str | None:

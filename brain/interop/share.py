@@ -7,7 +7,7 @@ merge by union, so concurrent appends never conflict.
 """
 from pathlib import Path
 
-from brain.util.files import atomic_write_text, ensure_dir
+from brain.util.files import atomic_write_text, ensure_dir, read_bytes
 
 GITIGNORE = ("index/", "state/", "*.lock", ".tmp-*")
 GITATTRIBUTES = ("audit/*.jsonl merge=union", "episodes/*.md merge=union")
@@ -26,7 +26,7 @@ def init_share(root) -> dict:
     added = {}
     for name, lines, header in ((".gitignore", GITIGNORE, _HEADER), (".gitattributes", GITATTRIBUTES, _ATTR_HEADER)):
         path = root / name
-        current = path.read_text(encoding="utf-8") if path.is_file() else ""
+        current = read_bytes(path).decode("utf-8") if path.is_file() else ""
         present = {line.strip() for line in current.splitlines()}
         missing = [line for line in lines if line not in present]
         if missing:

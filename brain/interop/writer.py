@@ -8,11 +8,12 @@ date (the id's tail) and compares content.
 Records that carry a whole chunk (rlm-mem's own exports) keep their id, links and metadata. ChunkStore's public
 writers always derive the id, so that path writes through the store's own locked write session instead.
 """
+import json
 import os
 import re
 
 from brain.interop.records import LinkRequest, Record, digest
-from brain.safety.redact import redact
+from brain.safety.redact import redact, redact_value
 from brain.store.audit import audit
 from brain.store.build import build_chunk
 from brain.store.chunk import new_chunk_id
@@ -42,6 +43,7 @@ class Importer:
         self._tails = None
         self.done_bytes = 0
         self.total_bytes = 0
+        store.batch_job = True  # one import, many batches: one warm index connection, closed by finish()
 
     # ------------------------------------------------------------------ intake
     def add(self, item) -> None:
@@ -111,12 +113,10 @@ class Importer:
         self._add_restore(rec, data)
 
     def _add_restore(self, rec: Record, data: dict) -> None:
-        data = dict(data, metadata=dict(data["metadata"]))
-        content = redact(data["content"])  # secrets never reach the store, whatever the source claims
-        if content != data["content"]:
-            data["content"], data["tokens"] = content, estimate_tokens(content)
-        if isinstance(data["metadata"].get("title"), str):
-            data["metadata"]["title"] = redact(data["metadata"]["title"])
+        before = data["content"]
+        data = redact_value(json.loads(json.dumps(data)))  # a copy, every field redacted, whatever the source claims
+        if data["content"] != before:
+            data["tokens"] = estimate_tokens(data["content"])
         if data["id"] in self.seen:
             self.report.skipped_existing += 1
             return
@@ -200,7 +200,8 @@ class Importer:
         added = []
         # ChunkStore's public writers derive ids; a restore keeps the record's own, so it uses the store's
         # locked write session directly (same lock, same index updates, committed when the block ends).
-        with writing(self.store.layout, lock_timeout=self.store.lock_timeout, bulk=True) as ctx:
+        with writing(self.store.layout, lock_timeout=self.store.lock_timeout, bulk=True,
+                     keep=self.store.batch_job) as ctx:
             for data, rec in batch:
                 stored = ctx.existing(data["id"])
                 if stored is not None or self.store.layout.exists(data["id"]):
@@ -214,7 +215,7 @@ class Importer:
                 if errors:
                     self.report.error(rec.file, "invalid chunk: " + "; ".join(errors[:3]), rec.line)
                     continue
-                ctx.add(data)
+                ctx.add(data)  # whole chunks from an export keep their own history
                 added.append(data["id"])
         for chunk_id in added:
             audit(self.store.root, "import", chunk_id, actor=self.store.actor, reason=f"import ({self.fmt})")
@@ -223,7 +224,10 @@ class Importer:
 
     # ------------------------------------------------------------------ links, once every record is stored
     def finish(self) -> None:
-        self.flush()
+        try:
+            self.flush()
+        finally:
+            self.store.end_batch_job()
         if not self.requests:
             return
 

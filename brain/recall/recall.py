@@ -75,9 +75,11 @@ WEAK_BUDGET_TOKENS = 300
 RELATIVE_MIN = 0.15  # items scoring under this share of the best one are not worth their tokens
 COMMON_SHARE = 0.3  # a word in more than this share of memories is not searched for...
 COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
-# ...nor a word on more than this many memories: ranking costs ~1 ms per thousand matches (ORDER BY rank scores
-# every one) while such a word's IDF is small (under ~4 at 100,000 memories) — bench/run.py, 100k store.
+# A word on more memories than this is ranked over its newest CAPPED_ROWS matches only: ranking costs ~3 ms per
+# thousand matches (ORDER BY rank scores every one) — bench/run.py, 100k store. Capping the work, not the word,
+# keeps a prompt whose words are all this common in a large store answered (issue 17).
 COMMON_MAX_ROWS = 2000
+CAPPED_ROWS = 100  # ~0.3 ms a word at 100,000 memories (bench/run.py)
 TERM_ROWS = 100  # best rows read per word
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
 MAX_CANDIDATES = 200  # best by text and context, then weighed
@@ -519,23 +521,57 @@ def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
 def _text_scores(conn, words, total):
     """rowid -> summed BM25 of the prompt's words, rowid -> words matched, word -> IDF (absent words weigh
     most), and the prompt's words too common in the store to search for (they say what the store is about)."""
-    text, matched, idf, common = {}, {}, {}, []
+    text, matched, idf, common, capped = {}, {}, {}, [], []
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
     for word in words:
         # Count first: counting matches is ~30x cheaper than ranking them (ORDER BY rank scores every match), and
         # a common word's ranking is thrown away (bench/run.py at 100k chunks: 1.5 ms instead of 60 ms a word).
         df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (f'"{word}"',)).fetchone()[0]
-        if (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
+        if df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS:
             idf[word] = 0.0  # names of the people talking, "work" in a work log: present everywhere, tells nothing
             common.append(word)
             continue
+        idf[word] = math.log(1 + (total - df + 0.5) / (df + 0.5)) if df else absent_idf
+        if df > COMMON_MAX_ROWS:
+            capped.append(word)  # a real word of a large store: ranked below, over a bounded number of matches
+            continue
         rows = conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
                             (f'"{word}"', TERM_ROWS)).fetchall() if df else []
-        idf[word] = math.log(1 + (total - df + 0.5) / (df + 0.5)) if df else absent_idf
         for rowid, score in rows:
             text[rowid] = text.get(rowid, 0.0) + score
             matched.setdefault(rowid, []).append(word)
+    if capped:
+        _capped_scores(conn, capped, text, matched)
     return text, matched, idf, common
+
+
+def _capped_scores(conn, capped, text, matched):
+    """Add the words on more than COMMON_MAX_ROWS memories, each ranked over its newest CAPPED_ROWS matches (a
+    bounded piece of work whatever the store's size): a memory among the newest matches of several of them gets
+    the sum of their scores (BM25 adds up over words), so a prompt whose words are all common in a large store
+    still finds the memories holding most of them. Two or three such words are also searched together (AND), over
+    the newest CAPPED_ROWS memories holding them all; a longer AND rarely matches anything."""
+    summed = {}
+    for word in capped:
+        for rowid, score in _newest_ranked(conn, f'"{word}"'):
+            total, words = summed.get(rowid, (0.0, []))
+            summed[rowid] = (total + score, words + [word])
+    if 2 <= len(capped) <= 3:
+        for rowid, score in _newest_ranked(conn, " AND ".join(f'"{w}"' for w in capped)):
+            if score > summed.get(rowid, (0.0,))[0]:
+                summed[rowid] = (score, list(capped))
+    for rowid, (score, words) in summed.items():
+        text[rowid] = text.get(rowid, 0.0) + score
+        matched.setdefault(rowid, []).extend(words)
+
+
+def _newest_ranked(conn, match: str):
+    """(rowid, BM25) of the TERM_ROWS best among the newest CAPPED_ROWS rows matching `match`: the boundary is
+    found by walking rowids (which scores nothing), then only rows past it are ranked."""
+    floor = conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                         (match, CAPPED_ROWS - 1)).fetchone()
+    return conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?",
+                        (match, floor[0] if floor else 0, TERM_ROWS)).fetchall()
 
 
 def _coverage(matched: dict, idf: dict) -> dict:

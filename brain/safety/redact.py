@@ -17,77 +17,37 @@ Why it looks the way it does:
 
 import re
 
+from brain.safety import shapes, triggers
+from brain.safety.shapes import is_hex, is_placeholder, looks_like_password, looks_like_path, looks_random, starts_token
+
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9_]{1,40}\]")
 
 # Earlier wins when spans of different kinds overlap (the union is redacted as one span).
 KINDS = (
     "private_key", "aws_access_key", "aws_secret_key", "github_token", "gitlab_token", "anthropic_key",
-    "openai_key", "slack_token", "stripe_key", "jwt", "url_credentials", "basic_auth", "bearer",
-    "password", "api_key", "token", "secret",
+    "openai_key", "slack_token", "stripe_key", "google_api_key", "sendgrid_key", "npm_token", "pypi_token",
+    "huggingface_token", "twilio_key", "shopify_token", "digitalocean_token", "mailgun_key", "telegram_token",
+    "discord_token", "azure_secret", "service_token", "webhook", "jwt", "azure_sas", "url_signature",
+    "url_credentials", "basic_auth", "bearer", "password", "api_key", "token", "secret",
 )
 _PRIORITY = {kind: rank for rank, kind in enumerate(KINDS)}
 
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
-_TOKEN_CHARS = _WORD | frozenset("_-")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def _starts_token(text, i):
-    """True when position i is not glued to a preceding token character ("task-sk-..." is not a key)."""
-    return i == 0 or text[i - 1] not in _TOKEN_CHARS
-
-
-# --- judging values --------------------------------------------------------------------------------------
-
-# Lower-case words that stand for "no value here", or type names from annotations (`password: str`).
-_PLACEHOLDER_WORDS = frozenset("""
-none null nil undefined true false empty unset redacted hidden masked omitted changeme todo tbd n/a na
-str string bytes int integer number bool boolean any unknown object optional secretstr char varchar text
-required yes no off on env placeholder example dummy
-""".split())
-_PLACEHOLDER_RE = re.compile(
-    r"""(?xs)
-    \$.*                                   # $VAR ${VAR} $(cmd): the shell expands these
-    | %\w+% | %\(\w+\)[a-z]                 # %VAR% (Windows), %(name)s
-    | <[^<>]*> | \{\{.*\}\} | \{[\w.]*\}      # <your-token>, {{ template }}, {format_field}
-    | \[REDACTED.*                           # our own marker
-    | (?:process\.env|os\.environ|os\.getenv)\b.*
-    """)
-_MASK_RE = re.compile(r"[*xX•.\-_#?]+")             # "****", "xxxx", "...", "___"
 _DOTTED_RE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")   # self.password, settings.API_KEY
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_WORD_SEPARATORS_RE = re.compile(r"[_\-./]")
-_CHAR_CLASSES = (re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]"))
 
 
-def _is_placeholder(value):
-    """True for values that are clearly not a secret: empty, masks, variable references, type names."""
-    v = value.strip()
-    if not v or _MASK_RE.fullmatch(v) or _PLACEHOLDER_RE.fullmatch(v) or v.lower() in _PLACEHOLDER_WORDS:
-        return True
-    return v.isdigit() and len(v) < 6               # counts and limits, not credentials
+_FILE_EXTENSIONS = frozenset("md txt json jsonl yaml yml toml env cfg conf ini log csv pem key".split())
 
 
 def _is_reference(value, key_word):
     """An unquoted value that is code, not a literal: a call, attribute access, or a variable named after
-    the key (`api_key=API_KEY`, `password=db_password`)."""
-    if "(" in value or _DOTTED_RE.fullmatch(value):
+    the key (`api_key=API_KEY`, `password=db_password`). "hunter22.md" is a name ending in a file extension."""
+    if "(" in value or (_DOTTED_RE.fullmatch(value) and value.rsplit(".", 1)[1].lower() not in _FILE_EXTENSIONS):
         return True
     return (len(key_word) >= 5 and _IDENTIFIER_RE.fullmatch(value) is not None
             and key_word in value.lower().replace("-", "_"))
-
-
-def _looks_random(value):
-    """Machine-made strings: long, mixed character classes, varied, and not made of words."""
-    if len(value) < 16:
-        return False
-    classes = sum(1 for char_class in _CHAR_CLASSES if char_class.search(value))
-    if classes < 2 or len(set(value)) < min(10, len(value) // 2):
-        return False
-    # "user_profile_cache_v2" is words; a random key almost never splits into long single-case letter runs.
-    wordy = sum(len(p) for p in _WORD_SEPARATORS_RE.split(value)
-                if len(p) >= 3 and p.isalpha() and (p.islower() or p.isupper() or p.istitle()))
-    return wordy * 2 < len(value)
 
 
 # --- tokens with a recognisable shape --------------------------------------------------------------------
@@ -99,7 +59,7 @@ def _shape_finder(kind, pattern, *, group=0, boundary=True, check=None, on_lower
 
     def find(text, lower):
         for m in compiled.finditer(lower if on_lower else text):
-            if boundary and not _starts_token(text, m.start()):
+            if boundary and not starts_token(text, m.start()):
                 continue
             if check is not None and not check(m):
                 continue
@@ -115,49 +75,38 @@ def _find_private_keys(text, lower):
     pos = 0
     while (begin := _PRIVATE_BEGIN.search(text, pos)) is not None:
         end = _PRIVATE_END.search(text, begin.end())
-        # An unterminated block (a truncated paste) is redacted to the end: its tail is still key material.
-        pos = end.end() if end else len(text)
+        if end:
+            pos = end.end()
+        else:  # a truncated paste: redacted to the end (its tail is still key material), or to the next marker
+            marker = text.find("[REDACTED:", begin.end())
+            pos = len(text) if marker < 0 else marker
         yield "private_key", begin.start(), pos
 
 
-_find_aws_access = _shape_finder("aws_access_key", r"A(?:KIA|SIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
 _find_aws_secret = _shape_finder(
     "aws_secret_key",
     r"(?:secret_?access_?key|aws_?secret_?(?:access_?)?key)\\?[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\?[\"']?"
     r"([a-z0-9/+]{40})(?![a-z0-9/+=])",
     group=1, boundary=False, on_lower=True)
-_find_github = _shape_finder("github_token", r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}")
-_find_gitlab = _shape_finder(
-    "gitlab_token", r"gl(?:pat|dt|rt|ptt|cbt)-[A-Za-z0-9_-]{20,}(?:\.[A-Za-z0-9_-]+)*")
-_find_anthropic = _shape_finder("anthropic_key", r"sk-ant-[A-Za-z0-9_-]{20,}")
-# "sk-" also begins slugs ("sk-learn-tutorial-notes"), so what follows the prefix must look random.
-_find_openai = _shape_finder(
-    "openai_key", r"sk-(?!ant-)(?:(?:proj|svcacct|admin)-)?([A-Za-z0-9_-]{20,})",
-    check=lambda m: _looks_random(m.group(1)))
-_find_slack_token = _shape_finder("slack_token", r"xox[abposre]-[A-Za-z0-9-]{10,}")
 _find_slack_hook = _shape_finder(
     "slack_token", r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]{8,})",
     group=1, boundary=False)
-_find_stripe = _shape_finder("stripe_key", r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{10,}|whsec_[A-Za-z0-9]{20,}")
-# The boundary sits inside the pattern here: "eyJeyJeyJ..." must not restart a long scan at every "eyJ".
-_find_jwt = _shape_finder(
-    "jwt", r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*", boundary=False)
-_find_url_credentials = _shape_finder(
-    "url_credentials", r"://([^\s:/?#@\[\]]{1,256}):([^\s/?#@]{1,256})@", group=2, boundary=False,
-    check=lambda m: not _is_placeholder(m.group(2)))
-
+# A shared access signature outside a URL (Azure connection strings: "SharedAccessSignature=sv=…&sig=…").
+_find_sas_signature = _shape_finder("azure_sas", r"(?<![A-Za-z0-9_])sig=([A-Za-z0-9%+/=]{16,512})", group=1,
+                                    boundary=False)
 
 # --- authorization headers -------------------------------------------------------------------------------
 
-_AUTH_HEADER = re.compile(
-    r"authorization\\?[\"']?\]?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*(bearer|basic|token)[ \t]+([^\s\"'`<>\\,;]{1,4096})")
+_AUTH_HEADER = re.compile(  # any scheme: Bearer, Basic, Token, SSWS (Okta), Digest, AWS4-HMAC-SHA256, ...
+    r"authorization\\?[\"']?\]?[ \t]*[:=][ \t]*\\?[\"']?[ \t]*([a-z][a-z0-9_-]{1,30})[ \t]+"
+    r"([^\s\"'`<>\\,;]{1,4096})")
 _BEARER = re.compile(r"bearer[ \t]+([a-z0-9._~+/=-]{20,4096})")
 
 
 def _find_auth_headers(text, lower):
     for m in _AUTH_HEADER.finditer(lower):
         value = text[m.start(2):m.end(2)]
-        if len(value) >= 8 and not _is_placeholder(value):
+        if len(value) >= 8 and not is_placeholder(value):
             yield ("basic_auth" if m.group(1) == "basic" else "bearer"), m.start(2), m.end(2)
 
 
@@ -165,15 +114,28 @@ def _find_bearer_tokens(text, lower):
     # Outside an Authorization header "Bearer" is often prose; only long machine-made values count.
     for m in _BEARER.finditer(lower):
         value = text[m.start(1):m.end(1)]
-        if _starts_token(text, m.start()) and (value.count(".") == 2 or _looks_random(value)):
+        if starts_token(text, m.start()) and (value.count(".") == 2 or looks_random(value)):
             yield "bearer", m.start(1), m.end(1)
+
+
+# A Cookie or Set-Cookie header: every machine-made value in it is a session (whatever its name).
+_COOKIE_HEADER = re.compile(r"cookie\\?[\"']?[ \t]*:[ \t]*([^\n]{1,4096})")
+_COOKIE_PAIR = re.compile(r"([^=;,\s]{1,128})=([^;,\s\"']{1,4096})")
+
+
+def _find_cookies(text, lower):
+    for header in _COOKIE_HEADER.finditer(lower):
+        for pair in _COOKIE_PAIR.finditer(text, header.start(1), header.end(1)):
+            value = pair.group(2)
+            if looks_random(value) and not is_placeholder(value):
+                yield "token", pair.start(2), pair.end(2)
 
 
 # --- key = value assignments -----------------------------------------------------------------------------
 
 _ASSIGNMENT = re.compile(
     r"""(?x)
-    (?P<word>pass(?:phrase|word|wd)?|secret|token|api[_-]?key|key)
+    (?P<word>pass(?:phrase|word|wd)?|secret|token|api[_-]?key|key|pwd|auth|credentials?)
     (?P<keyquote>\\?["'])?
     [ \t]{0,8} (?P<sep>:=|=>|==|=|:(?!:)) [ \t]{0,8}
     (?:
@@ -185,21 +147,46 @@ _ASSIGNMENT = re.compile(
 )
 _KEY_NAME_CHARS = _WORD | frozenset("_.-")
 # Short words must start a name part: "monkey=", "bypass=" are not credentials, "dbPass=", "api_key=" are.
-_NEEDS_BOUNDARY = frozenset(("pass", "key", "apikey", "api_key", "api-key"))
+_NEEDS_BOUNDARY = frozenset(("pass", "key", "apikey", "api_key", "api-key", "pwd", "auth"))
+# Words before "key" that make a weak key strong (any real value is a secret), and those that name data
+# structures, not credentials (a hash or an id under them is what it looks like).
+SECRET_QUALIFIERS = frozenset("""
+secret private access signing encryption encrypt master hmac jwt client app application account session license
+licence service admin root bot webhook deploy integration ingest ingestion server auth authentication api
+personal oauth consumer shared storage subscription
+""".split())
+NON_SECRET_NOUNS = frozenset("""
+cache primary foreign sort partition public composite unique hash dict map lookup index row object routing shard
+group natural surrogate candidate registry translation i18n react list json yaml config hot music keyboard
+idempotency dedup dedupe etag ssh gpg pgp host fingerprint cursor page next continuation cancellation pagination
+sync max input output prompt completion total count limit hotkey short
+""".split())
 _LINE_PREFIX_RE = re.compile(r"[ \t]*(?:export[ \t]+|[-*#][ \t]*|//[ \t]*)?")
 _NON_SPACE_RUN = re.compile(r"\S{0,1024}")
 
 
+_NAME_SEPARATORS = str.maketrans("-. \t", "____")
+
+
+def _qualifier(key_name):
+    """The last word of a key's name before its keyword: "db" in DB_PASSWORD, "cache" in cacheKey."""
+    return key_name.lower().translate(_NAME_SEPARATORS).rstrip("_").rsplit("_", 1)[-1]
+
+
 def _assignment_kind(word, key_name):
     """(kind, strong) from the key's last word: strong keys redact any real value, weak ones (a plain
-    *_KEY such as CACHE_KEY) only random-looking values."""
-    if word.startswith("pass"):
+    *_KEY such as CACHE_KEY, or AUTH=) only random-looking values."""
+    if word.startswith("pass") or word == "pwd":
         return "password", True
     if word == "token":
         return "token", True
     if word.startswith("api"):
         return "api_key", True
-    return "secret", word == "secret" or "secret" in key_name or "private" in key_name
+    if word.startswith("credential"):
+        return "secret", True
+    if word == "secret" or "secret" in key_name or "private" in key_name:
+        return "secret", True
+    return "secret", word == "key" and _qualifier(key_name) in SECRET_QUALIFIERS
 
 
 def _starts_word_or_camel(text, i):
@@ -246,38 +233,89 @@ def _judge_assignment(text, lower, m):
         # the line; in .env and YAML lines the value runs to the next space (`DB_PASSWORD=p@ss;w=rd`).
         if line_key:
             end = _NON_SPACE_RUN.match(text, end).end()
+        elif text.startswith("=", end):  # base64 padding ("AccountKey=abc…==;")
+            end += 2 if text.startswith("==", end) else 1
         end = start + len(text[start:end].rstrip(".,;:!?"))
         if _is_reference(text[start:end], word.replace("-", "_")):
             return None
-        # "Note the token: it expires": a bare value after ':' counts only for keys at a line start.
-        if m.group("sep") == ":" and not m.group("keyquote") and not line_key:
+        # "Note the token: it expires": a bare value after ':' counts only for keys at a line start or named like
+        # code (`db_password: …`, `authToken: …` in a one-line summary of a command).
+        if m.group("sep") == ":" and not m.group("keyquote") and not line_key and key_start == word_start:
             return None
     value = text[start:end]
-    if len(value) < 4 or _is_placeholder(value) or (not strong and not _looks_random(value)):
+    if len(value) < 4 or is_placeholder(value):
         return None
+    if word == "pwd" and looks_like_path(value):
+        return None  # PWD=/home/me is the working directory
+    if not strong:
+        qualifier = _qualifier(lower[key_start:word_start])
+        # A hash under CACHE_KEY or a plain "key:" (the store's own key hashes) is what it looks like.
+        if qualifier in NON_SECRET_NOUNS or (not qualifier and is_hex(value)) or not looks_random(value):
+            return None
     return kind, start, end
+
+
+# --- keys in prose -----------------------------------------------------------------------------------------
+
+# "the Datadog API key is 0123…", "Twilio auth token: …", "my password is hunter22": a keyword, a short gap
+# of linking words, then the value. Keys and tokens must look machine-made; passwords must not look like words.
+_PROSE_KEY = re.compile(  # (no look-behind before the keyword: it would cost a check at every position)
+    r"(?P<kw>key|token|secret|pass(?:word|wd|phrase)|pwd?|cred(?:ential)?s?|sid)s?(?![a-z0-9_./\\-])"
+    r"(?P<gap>[ \t]{0,3}(?:(?:is|was|are|=|:|->|=>|of|set to|here|reads)[ \t]{0,3}){0,2}"
+    r"|(?:[ \t]{1,3}[a-z]{1,12}){1,3}[ \t]{0,3}(?:is|was|are|=|:)[ \t]{0,3})"  # "the key for signing is …"
+    r"[`'\"(\[]?(?P<val>[a-z0-9][a-z0-9_\-.~+/!@#$%^*]{5,511})")
+_PASSWORD_WORDS = frozenset(("password", "passwd", "passphrase", "pwd", "pw"))
+_ARTICLES = frozenset(("", "the", "a", "an", "this", "that", "its", "their", "our", "my", "your", "same", "new"))
+
+
+def _find_prose_keys(text, lower):
+    for m in _PROSE_KEY.finditer(lower):
+        kw = m.group("kw")
+        if m.start() and lower[m.start() - 1].isalnum():
+            continue  # inside a longer word ("monkey", "bypassword")
+        start, end = m.start("val"), m.end("val")
+        end = start + len(text[start:end].rstrip(".,;:?)"))  # ("!" may end a password as well as a sentence)
+        value = text[start:end]
+        if kw in _PASSWORD_WORDS:
+            if (m.group("gap").strip() or kw != "pw") and looks_like_password(value) \
+                    and not _is_reference(value, kw):
+                yield "password", start, end
+            continue
+        qualifier = _qualifier(lower[max(0, m.start() - 32):m.start()].rsplit(None, 1)[-1:][0] if
+                               lower[max(0, m.start() - 32):m.start()].strip() else "")
+        if qualifier in NON_SECRET_NOUNS or is_placeholder(value) or looks_like_path(value):
+            continue
+        if is_hex(value) and (len(value) < 32 or (kw == "key" and qualifier in _ARTICLES)):
+            continue  # "the key is 3f9a…", "key:0123…" (the store's own key hashes): a hash, not a credential
+        if looks_random(value) or is_hex(value):
+            kind = "token" if kw in ("token", "sid") else "api_key" if kw == "key" and qualifier == "api" else "secret"
+            yield kind, start, end
 
 
 # --- putting it together ---------------------------------------------------------------------------------
 
+_LONG = ()  # instead of triggers: the finder runs when the text has a word of 16 characters or more
 # (finder, triggers, triggers_are_lower_case): a finder runs only if one of its triggers occurs in the text
-# (in its lower-cased copy for lower-case triggers).
+# (in its lower-cased copy for lower-case triggers). Triggers live in brain/safety/triggers.py, which a writer
+# on a hook's path asks first (`may_hold_secret`) so that clean strings never load this module.
 _RULES = (
     (_find_private_keys, ("PRIVATE KEY",), False),
-    (_find_aws_access, ("AKIA", "ASIA"), False),
-    (_find_aws_secret, ("secret_access", "secretaccess", "aws_secret", "awssecret"), True),
-    (_find_github, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"), False),
-    (_find_gitlab, ("glpat-", "gldt-", "glrt-", "glptt-", "glcbt-"), False),
-    (_find_anthropic, ("sk-ant-",), False),
-    (_find_openai, ("sk-",), False),
-    (_find_slack_token, ("xox",), False),
+    # Every token with a vendor prefix (AKIA…, ghp_…, sk-…, AIza…, npm_…, eyJ….eyJ….…): one table, one scan.
+    (shapes.find_service_tokens, _LONG, False),
+    (_find_aws_secret, triggers.AWS_SECRET, True),
     (_find_slack_hook, ("hooks.slack.com",), False),
-    (_find_stripe, ("_live_", "_test_", "whsec_"), False),
-    (_find_jwt, ("eyJ",), False),
-    (_find_url_credentials, ("://",), False),
-    (_find_auth_headers, ("authorization",), True),
-    (_find_bearer_tokens, ("bearer",), True),
-    (_find_assignments, ("pass", "secret", "token", "key"), True),
+    (shapes.find_telegram, (":AA",), False),
+    (shapes.find_infix_tokens, (".atlasv1.", "-us"), False),
+    (_find_sas_signature, ("sig=",), False),
+    (shapes.find_azure_client_secrets, ("Q~",), False),
+    (shapes.find_url_secrets, triggers.URL, False),
+    (shapes.find_cli_secrets, None, True),       # its own search for flags and command names
+    (shapes.find_secret_flags, ("-",), False),  # (then its keywords, which are rarer than "-")
+    (_find_auth_headers, triggers.AUTHORIZATION, True),
+    (_find_bearer_tokens, triggers.BEARER, True),
+    (_find_cookies, triggers.COOKIE, True),
+    (_find_assignments, triggers.ASSIGNMENT, True),
+    (_find_prose_keys, triggers.PROSE, True),
 )
 
 
@@ -289,10 +327,18 @@ def find_secrets(text):
     if len(lower) != len(text):         # a few non-ASCII letters change length; offsets must line up
         lower = text.translate(_ASCII_LOWER)
     spans = []
-    for finder, triggers, lower_case in _RULES:
-        haystack = lower if lower_case else text
-        if any(t in haystack for t in triggers):
-            spans.extend(finder(text, lower))
+    for finder, needs, lower_case in _RULES:
+        if needs is _LONG:
+            if not shapes.has_long_word(text):
+                continue
+        elif needs is not None:
+            haystack = lower if lower_case else text
+            for trigger in needs:  # (a plain loop: any() over a generator costs more than most searches)
+                if trigger in haystack:
+                    break
+            else:
+                continue
+        spans.extend(finder(text, lower))
     if not spans:
         return []
     spans.sort(key=lambda s: (s[1], -s[2]))
@@ -341,8 +387,19 @@ def _redact_once(text):
     return "".join(out)
 
 
+# Texts redacted lately, and what they became. A chunk is redacted when it is built and again by the writer on its
+# way to disk (brain/util/files.py); the second time costs a dictionary lookup. A redacted text maps to itself.
+_SEEN: dict = {}
+_SEEN_MAX_ENTRIES = 2048
+_SEEN_MAX_LENGTH = 64 * 1024
+
+
 def redact(text):
     """Return text with every secret replaced by ``[REDACTED:<kind>]``; idempotent."""
+    small = len(text) <= _SEEN_MAX_LENGTH
+    if small and (known := _SEEN.get(text)) is not None:
+        return known
+    original = text
     # A new marker can change what its neighbours look like (a word boundary, a line start), so repeat to a
     # fixed point. Each pass only shrinks the unredacted text, so this ends; usually after one or two passes.
     for _ in range(8):
@@ -350,4 +407,30 @@ def redact(text):
         if redacted == text:
             break
         text = redacted
+    if small:
+        if len(_SEEN) >= _SEEN_MAX_ENTRIES:
+            _SEEN.clear()
+        _SEEN[original] = _SEEN[text] = text
     return text
+
+
+def redact_value(value):
+    """`value` with every string in it redacted, at any depth: dict keys and values, list and tuple items.
+
+    Dicts and lists are changed in place (and returned), so whoever holds them next (an index built from the
+    chunk just written, the report of what was saved) sees exactly what went to disk. Other values pass as they
+    are."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        items = [(redact_value(k), redact_value(v)) for k, v in value.items()]
+        if any(k is not old for (k, _), old in zip(items, value)):
+            value.clear()  # a key changed: rebuild, keeping the order
+        value.update(items)
+        return value
+    if isinstance(value, list):
+        value[:] = [redact_value(v) for v in value]
+        return value
+    if isinstance(value, tuple):
+        return tuple(redact_value(v) for v in value)
+    return value

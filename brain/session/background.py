@@ -1,12 +1,14 @@
 """The one short-lived background process hooks may start: `rlm-mem ingest --background` (capture, index
-upgrades) or `rlm-mem garden --apply --if-due`. Hooks never wait for it; `RLM_MEM_BACKGROUND=0` turns it off, and
-queued work then waits for `rlm-mem ingest`. Stdlib only, and `subprocess` loads only when a process starts.
+upgrades and rebuilds, the pass that brings seed 000's JSON index files up to date: session/maintenance.py) or
+`rlm-mem garden --apply --if-due`. Hooks never wait for it; `RLM_MEM_BACKGROUND=0` turns it off, and
+queued work then waits for `rlm-mem ingest`. Stdlib only, without `subprocess`.
 """
 import os
 import sys
 
 from brain.capture.queue import enqueue, note_session, pending_count, unfinished_sessions, worker_running
 from brain.context.dependencies import ready
+from brain.index.fingerprint import derived_behind
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_UNFINISHED = 20  # earlier sessions queued by one session start
@@ -17,19 +19,30 @@ def background_allowed() -> bool:
 
 
 def spawn_detached(root, args) -> bool:
-    """Start `rlm-mem --dir ROOT ARGS…` detached from the hook (it outlives it; one-shot, exits when done)."""
+    """Start `rlm-mem --dir ROOT ARGS…` detached from the hook (it outlives it; one-shot, exits when done): a
+    new session, in the memory root, with /dev/null for stdin, stdout and stderr (the hook's pipes must close when
+    the hook exits). fork and exec by hand: `subprocess` alone costs a hook 5 to 15 ms to import (bench/run.py,
+    the first SessionStart after a write), and the hook's other descriptors are not inherited (Python opens them
+    close-on-exec)."""
     if not background_allowed():
         return False
-    import subprocess  # only when a process is really started (~2 ms of a hook otherwise)
-
-    script = os.path.join(BUNDLE_ROOT, "scripts", "rlm_mem.py")
+    argv = [sys.executable, "-I", os.path.join(BUNDLE_ROOT, "scripts", "rlm_mem.py"), "--dir", os.fspath(root), *args]
     try:
-        subprocess.Popen([sys.executable, "-I", script, "--dir", os.fspath(root), *args], stdin=subprocess.DEVNULL,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                         close_fds=True, cwd=os.fspath(root))
-        return True
+        pid = os.fork()
     except OSError:
         return False
+    if pid:
+        return True
+    try:  # the child: never returns into the hook
+        os.setsid()
+        os.chdir(os.fspath(root))
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.closerange(3, 256)
+        os.execv(sys.executable, argv)
+    finally:
+        os._exit(127)
 
 
 def start_worker(root) -> bool:
@@ -56,7 +69,8 @@ def at_session_start(root, transcript_path: str, session_id: str, project) -> bo
             enqueue(root, sid, path, final=True)
     except OSError:
         return False  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    if pending_count(root) or not ready(BUNDLE_ROOT):  # a worker installs missing packages before it captures
+    # capture to do, packages to install before it (the worker does that first), or derived data to bring current
+    if pending_count(root) or not ready(BUNDLE_ROOT) or derived_behind(root):
         start_worker(root)
     try:
         from brain.garden.schedule import garden_due  # one small file read; the rest of gardening never loads here

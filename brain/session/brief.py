@@ -150,8 +150,8 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
 
     fresh = True
     why = staleness(root)
-    if why == "layout":  # made by an older rlm-mem: the detached worker rebuilds it; this start reads it as it is
-        from brain.session.background import start_worker  # rare: an index made by an older rlm-mem
+    if why in ("layout", "damaged"):  # an older rlm-mem's, missing, or not a database: the detached worker
+        from brain.session.background import start_worker  # rare: an index to rebuild
 
         start_worker(root)
         fresh = False
@@ -164,9 +164,10 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
             sys.stderr.write(f"rlm-mem: index sync deferred: {exc}\n")
         fresh = not is_stale(root)
     fingerprint = _store_fingerprint(root) if fresh else None  # None: never matches, so never reused
-    rows = select_for_session(root, project.id, max_sensitivity=max_sensitivity)
+    damaged = why == "damaged"  # nothing to read until the worker has rebuilt it: the HUD still shows
+    rows = [] if damaged else select_for_session(root, project.id, max_sensitivity=max_sensitivity)
     total = None
-    conn = connect(root, readonly=True)
+    conn = None if damaged else connect(root, readonly=True)
     if conn is not None:
         try:
             total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
@@ -179,9 +180,10 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
     return brief
 
 
-def refresh_briefs(root) -> int:
-    """Recompute every brief a session start has asked for (after capture or gardening changed the store), so
-    the next session start finds it ready. Run by the detached worker, never by a hook."""
+def refresh_briefs(root, *, project_id: str | None = None, stale_only: bool = False) -> int:
+    """Recompute every brief a session start has asked for (after capture, gardening or `remember` changed the
+    store), so the next session start finds it ready: those of `project_id` only when given, and with
+    `stale_only` only those the store changed under. Run by the detached worker or a command, never by a hook."""
     folder = os.path.join(os.fspath(root), "state", "brief")
     try:
         names = [n for n in os.listdir(folder) if n.endswith(".json")]
@@ -191,12 +193,15 @@ def refresh_briefs(root) -> int:
     for name in names:
         try:
             old = read_json(os.path.join(folder, name))
-            project_id, project_name = old["project"]
+            pid, project_name = old["project"]
             level = old["max_sensitivity"]
         except (OSError, ValueError, KeyError, TypeError):
             continue  # an older or damaged brief: the next session start rebuilds it
-        project = ProjectInfo(project_id, project_name, None, "brief")
-        save_brief(root, project_id, level, compute_brief(root, project, max_sensitivity=level, lock_wait=20))
+        if (project_id is not None and pid != project_id) or \
+                (stale_only and cached_brief(root, pid, level) is not None):
+            continue
+        project = ProjectInfo(pid, project_name, None, "brief")
+        save_brief(root, pid, level, compute_brief(root, project, max_sensitivity=level, lock_wait=20))
         done += 1
     return done
 

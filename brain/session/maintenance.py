@@ -1,12 +1,32 @@
 """What follows a capture or a gardening run, wherever it was started (the background worker, a person's
-`rlm-mem ingest` or `rlm-mem garden --apply`): fold pending access counts, and refresh the session-start briefs
-they changed, so the next session start finds them ready (gardening refreshes CORE.md itself)."""
+`rlm-mem ingest` or `rlm-mem garden --apply`): fold pending access counts and refresh the session-start briefs they
+changed (so the next session start finds them ready; gardening refreshes CORE.md itself). The background worker
+then runs the coalesced pass that brings derived data up to date: a search index that is damaged or missing is
+rebuilt, and seed 000's JSON index files are rewritten when they are behind, at most once every
+JSON_PASS_INTERVAL seconds unless they are damaged (at 100,000 memories they hold ~40 MB: a session that writes
+after every turn must not rewrite them after every turn: index/fingerprint.JSON_PASS_INTERVAL)."""
 from brain.index import access
+from brain.index.fingerprint import JSON_PASS_INTERVAL
 from brain.session.brief import refresh_briefs
 
 
-def after_capture(store, reports) -> None:
-    """Housekeeping after capture; capture already succeeded, so a failure here is not one."""
+def bring_derived_current(store) -> None:
+    """The background pass. Derived data only: a failure here loses nothing (the next pass, a writer, `rlm-mem
+    share sync` or `rlm-mem reindex` does it)."""
+    try:
+        store.sync_derived()
+    except Exception:  # noqa: BLE001 - a busy or unwritable store: the index stays as it is until then
+        pass
+    try:
+        store.refresh_json_indexes(min_age=JSON_PASS_INTERVAL)
+        refresh_briefs(store.root, stale_only=True)  # a write made outside a capture: the next start finds it ready
+    except Exception:  # noqa: BLE001 - see above
+        pass
+
+
+def after_capture(store, reports, *, background: bool = False) -> None:
+    """Housekeeping after capture; capture already succeeded, so a failure here is not one. The detached worker
+    (`background`) then brings derived data up to date; a person's `rlm-mem ingest` leaves that to it."""
     try:
         if access.pending_lines(store.root) > access.FOLD_THRESHOLD:
             store.fold_access()
@@ -14,9 +34,12 @@ def after_capture(store, reports) -> None:
             refresh_briefs(store.root)
     except Exception:  # noqa: BLE001 - the next session start recomputes what this could not
         pass
+    if background:
+        bring_derived_current(store)
 
 
 def after_garden(store, plan: dict) -> None:
-    """After a gardening run that changed something: the briefs."""
+    """After a gardening run that changed something: the briefs (the JSON files follow with the worker's next
+    pass: the next session start sees them behind and starts it)."""
     if plan.get("resolve") or plan.get("consolidate") or plan.get("archive"):
         refresh_briefs(store.root)

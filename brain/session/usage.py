@@ -3,6 +3,7 @@ LiveHud's Context gauge). Stdlib only: session start shows it."""
 import os
 
 from brain.util import fastjson
+from brain.util.files import open_regular
 
 TAIL_BYTES = 256 * 1024
 
@@ -10,7 +11,7 @@ TAIL_BYTES = 256 * 1024
 def context_use(transcript_path: str, window: int = 200_000) -> str:
     """'NN%' of the context window used, from the last assistant usage in the transcript tail; 'Stable' if unknown."""
     try:
-        with open(transcript_path, "rb") as fh:
+        with open(open_regular(transcript_path), "rb") as fh:  # never a FIFO or a device
             fh.seek(0, os.SEEK_END)
             size = fh.tell()
             fh.seek(max(0, size - TAIL_BYTES))

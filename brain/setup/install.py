@@ -38,7 +38,7 @@ import yaml
 from brain.context.project import CONFIG_NAME, ProjectConfigError, read_config
 from brain.setup import json_text
 from brain.util.errors import RlmMemError
-from brain.util.files import atomic_write_bytes, atomic_write_json, atomic_write_text
+from brain.util.files import write_user_bytes, write_user_json, write_user_text
 
 PLACEHOLDER = "${CLAUDE_PLUGIN_ROOT}"
 SKILL_NAME = "rlm-mem"
@@ -223,7 +223,7 @@ def _sha(data: bytes) -> str:
 
 def _write(path: Path, data: bytes) -> None:
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644  # a settings file is not secret
-    atomic_write_bytes(path, data)
+    write_user_bytes(path, data)
     os.chmod(path, mode)  # a shared settings file keeps its permissions
 
 
@@ -286,7 +286,7 @@ def _link_skill(skills_dir: Path, bundle_root: Path, previous: dict | None, repo
         kind = "symlink"
     except (OSError, NotImplementedError):
         link.mkdir()
-        atomic_write_text(link / "SKILL.md", _pointer_text(bundle_root))
+        write_user_text(link / "SKILL.md", _pointer_text(bundle_root))
         kind = "pointer"
     report.notes.append(f"skill made visible at {link} ({kind})")
     report.changed = True
@@ -350,7 +350,7 @@ def _exclude(project: Path, paths: list, report: InstallReport):
     if block in text:
         return {"path": str(exclude), "block": block, "created": before is None}
     sep = "" if not text or text.endswith("\n") else "\n"
-    atomic_write_text(exclude, text + sep + block)
+    write_user_text(exclude, text + sep + block)
     report.notes.append(f"kept out of git (listed in {exclude}): {', '.join(wanted)}")
     return {"path": str(exclude), "block": sep + block, "created": before is None}
 
@@ -366,7 +366,7 @@ def _unexclude(record, report: InstallReport) -> None:
     if record.get("created") and not text:
         path.unlink()
     else:
-        atomic_write_text(path, text)
+        write_user_text(path, text)
     report.notes.append(f"took rlm-mem's lines out of {path}")
 
 
@@ -403,7 +403,7 @@ def _record_memory_dir(edit: _Edit, settings_path: Path, memory_dir: Path, previ
         record = {"where": "config", "path": str(config_path), "value": value,
                   "created_file": previous["created_file"] if previous else not config_path.exists()}
         config["memory_dir"] = value
-        atomic_write_json(config_path, config)
+        write_user_json(config_path, config)
         os.chmod(config_path, 0o644)  # committed with the project
         report.notes.append(f"memory kept in the project: {memory_dir} (recorded in {config_path})")
         report.changed = True
@@ -439,7 +439,7 @@ def _forget_memory_dir(edit: _Edit, record, report: InstallReport) -> None:
     if record.get("created_file") and not config:
         path.unlink()
     else:
-        atomic_write_json(path, config)
+        write_user_json(path, config)
         os.chmod(path, 0o644)
     report.notes.append(f"removed memory_dir from {path}")
     report.changed = True
@@ -505,7 +505,7 @@ def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, 
         entry["created_dirs"] += _missing_dirs(settings_path.parent, boundary)
         if existed and not previous.get("backup"):
             backup = records_dir() / f"{record_path.stem}.backup"
-            atomic_write_bytes(backup, settings_path.read_bytes())
+            write_user_bytes(backup, settings_path.read_bytes())
             entry["backup"] = str(backup)
             report.backup = backup
         _write(settings_path, edit.text.encode("utf-8"))
@@ -530,7 +530,7 @@ def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, 
         entry["git_exclude"] = _exclude(Path(project), hidden, report) or previous.get("git_exclude")
 
     if {k: v for k, v in previous.items() if k != "installed_at"} != {k: v for k, v in entry.items() if v is not None}:
-        atomic_write_json(record_path, {"installed_at": datetime.now().isoformat(timespec="seconds"),
+        write_user_json(record_path, {"installed_at": datetime.now().isoformat(timespec="seconds"),
                                         **{k: v for k, v in entry.items() if v is not None}})
     return report
 

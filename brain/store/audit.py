@@ -1,7 +1,8 @@
 """Audit trail: every mutation appended as one JSON line to audit/YYYY-MM.jsonl, besides Python logging.
 
 One file per month and append-only lines keep it cheap and merge-friendly when a team shares the store in git
-(`.gitattributes`: `audit/*.jsonl merge=union`).
+(`.gitattributes`: `audit/*.jsonl merge=union`). Every string of an entry (a reason, an actor, details) is
+redacted on its way to disk (`append_json_line`), and the log line says only what was written.
 """
 import getpass
 import json
@@ -9,7 +10,7 @@ import logging
 import os
 from pathlib import Path
 
-from brain.util.files import append_line
+from brain.util.files import append_json_line, append_line, read_bytes
 from brain.util.timestamps import utc_now
 
 log = logging.getLogger("rlm_mem.audit")
@@ -31,16 +32,33 @@ def audit(root: Path, action: str, chunk_id, *, actor: str | None = None, reason
              "reason": reason}
     if details:
         entry["details"] = details
-    append_line(Path(root) / "audit" / f"{entry['time'][:7]}.jsonl", json.dumps(entry, ensure_ascii=False))
-    log.info("%s %s by %s%s", action, chunk_id, entry["actor"], f" ({reason})" if reason else "")
+    entry = append_json_line(Path(root) / "audit" / f"{entry['time'][:7]}.jsonl", entry)
+    log.info("%s %s by %s%s", action, chunk_id, entry["actor"], f" ({entry['reason']})" if reason else "")
     return entry
+
+
+def audit_many(root: Path, action: str, chunk_ids, *, actor: str | None = None, reason=None) -> None:
+    """One line per chunk, like `audit`, appended in one write (a batch of thousands costs one open and write).
+    `reason`: one for all, or a dict of chunk id -> reason."""
+    if not chunk_ids:
+        return
+    when, actor = utc_now(), actor or default_actor()
+    lines = "\n".join(json.dumps({"time": when, "action": action, "chunk_id": cid, "actor": actor,
+                                  "reason": reason.get(cid) if isinstance(reason, dict) else reason},
+                                 ensure_ascii=False) for cid in chunk_ids)
+    append_line(Path(root) / "audit" / f"{when[:7]}.jsonl", lines)
+    log.info("%s %d chunks by %s", action, len(chunk_ids), actor)
 
 
 def read_audit(root: Path, chunk_id: str | None = None, action: str | None = None) -> list:
     out = []
     folder = Path(root) / "audit"
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            text = read_bytes(path).decode("utf-8", errors="replace")
+        except OSError:
+            continue  # a link or something that is not a file: `rlm-mem doctor` reports it
+        for line in text.splitlines():
             if chunk_id and chunk_id not in line:
                 continue  # one memory's history: skip parsing the other lines (100k+ in a large store)
             try:

@@ -1,25 +1,27 @@
 """From what a caller gives (content, type, tags, metadata, key) to a chunk dict ready to validate and write.
 
-Every stored string is redacted here, the one place a new chunk is made. Ids come from `created` and, for
+Every string of a new chunk is redacted here, at any depth (content, title, tags, conversation id, metadata.extra,
+files, provenance...), before its type, size and id are worked out; the writer (brain/util/files.py) redacts again
+on the way to disk, so a chunk changed later (`revise_chunk`) is covered too. Ids come from `created` and, for
 captured and imported memories, a stable key (capturing the same thing twice gives the same id). Keys of chunks a
 person deleted for good are kept in state/ (tombstones) so that capturing the same transcript again does not
 bring them back.
 """
-from brain.safety.redact import redact
+from brain.safety.redact import redact, redact_value
 from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, new_chunk_id
 from brain.store.classify import detect_type
 from brain.util.errors import ChunkValidationError
 from brain.util.fasthash import sha1
-from brain.util.files import append_line
-from brain.util.timestamps import normalize_timestamp, utc_now
+from brain.util.files import append_line, read_bytes
+from brain.util.timestamps import epoch_seconds, normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
 TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks deleted with --permanent
 
-METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "project", "project_name",
-                   "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
+METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "arrived", "project",
+                   "project_name", "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
                    "original_type", "superseded_at", "files", "part", "provenance", "extra", "scope")
 _RESERVED = ("created", "conversation_id", "source", "confidence")
 
@@ -33,12 +35,12 @@ def clean_tags(tags) -> list:
     out = []
     for tag in tags:
         if not isinstance(tag, str):
-            raise ChunkValidationError(f"tags must be strings, got {tag!r}")
-        tag = " ".join(tag.strip().lower().split())
+            raise ChunkValidationError("tags must be strings, got a " + type(tag).__name__)
+        tag = " ".join(redact(tag).strip().lower().split())  # redacted first: some secrets are case-sensitive
         if not tag:
             continue
         if len(tag) > MAX_TAG_LENGTH:
-            raise ChunkValidationError(f"tag {tag[:20]!r}... is longer than {MAX_TAG_LENGTH} characters")
+            raise ChunkValidationError(f"tag {tag[:12]!r}... is longer than {MAX_TAG_LENGTH} characters")
         if tag not in out:
             out.append(tag)
     if len(out) > MAX_TAGS:
@@ -89,15 +91,14 @@ def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, 
           "confidence": _confidence(confidence), "access_count": 0, "last_accessed": None}
     for name, value in (metadata or {}).items():
         if name not in METADATA_FIELDS or name in _RESERVED:
-            raise ChunkValidationError(f"unknown or reserved metadata field {name!r}")
+            raise ChunkValidationError(f"unknown or reserved metadata field {redact(str(name))[:40]!r}")
         if value is not None:
             md[name] = value
-    if "title" in md:
-        md["title"] = redact(md["title"])
+    md = redact_value(_copied(md))  # the caller's dicts stay as they are
     if key:  # remember which key made this id: a second key landing on the same 8 hex digits is a collision
         md["provenance"] = dict(md.get("provenance") or {}, hash=key_hash(key))
     chunk_links = empty_links()
-    for link_type, targets in (links or {}).items():
+    for link_type, targets in redact_value(_copied(links or {})).items():
         chunk_links.setdefault(link_type, [])
         for target in targets:
             if target not in chunk_links[link_type]:
@@ -113,11 +114,38 @@ def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, 
     }
 
 
+def _copied(value):
+    """A deep copy of a JSON-like value (dicts and lists), so redacting it never changes the caller's."""
+    if isinstance(value, dict):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_copied(v) for v in value]
+    return value
+
+
+ARRIVAL_GAP_SECONDS = 86400  # a captured or imported memory dated more than this before it is written here...
+
+
+def stamp_arrival(chunk: dict, now: str) -> dict:
+    """...carries metadata.arrived = `now`, its arrival in this store: gardening counts idleness from it, not from
+    the memory's own date (a legacy import dated 287 days ago is not dormant on the day it arrives). A captured
+    or imported memory is one with a provenance kind or the import source; what a caller stores with a date of
+    its choosing through the library keeps that date as its age, and a whole chunk restored from rlm-mem's own
+    export keeps its history (its `updated`, its uses)."""
+    md = chunk["metadata"]
+    if not ((md.get("provenance") or {}).get("kind") or md.get("source") == "import"):
+        return chunk
+    then, arrived = epoch_seconds(md.get("created")), epoch_seconds(now)
+    if then is not None and arrived is not None and arrived - then > ARRIVAL_GAP_SECONDS \
+            and (md.get("arrived") or "") < now:
+        md["arrived"] = now
+    return chunk
+
+
 def tombstones(state_dir) -> set:
     """Key hashes of captured chunks a person deleted for good."""
     try:
-        with open(state_dir / TOMBSTONES, encoding="utf-8") as fh:
-            return set(fh.read().split())
+        return set(read_bytes(state_dir / TOMBSTONES).decode("utf-8", errors="replace").split())
     except OSError:
         return set()
 

@@ -10,27 +10,35 @@ Seed 000's calls forgive bad ids the way the seed documents: `get_chunk` gives N
 `delete_chunk` give False for a malformed or unknown id (logged, no path touched). The library's own callers use
 `revise_chunk`, which raises, so that a person gets a clear `Error: ...`.
 """
+import collections
+import itertools
 import logging
+import multiprocessing
 import os
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 
-from brain.index import access, search_index
-from brain.index.json_indexes import JsonIndexes
+from brain.index import access, json_indexes, search_index
+from brain.index.fingerprint import index_signature
 from brain.safety.redact import redact
-from brain.store.audit import audit
-from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, tombstones
+from brain.store.audit import audit, audit_many
+from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, stamp_arrival, tombstones
 from brain.store.chunk import CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, Chunk, empty_links, new_chunk_id
 from brain.store.chunking import ChunkingEngine
+from brain.store.episodes import forget_episode
 from brain.store.layout import StoreLayout
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
-from brain.store.write_session import chunk_text, mtime_ns, writing
+from brain.store.write_session import writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
-from brain.util.files import atomic_write_bytes, ensure_dir, store_lock
+from brain.util.files import atomic_write_text, ensure_dir, owner_lock, read_bytes, store_lock, try_acquire
+from brain.util.sqlite import sqlite3
 from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 log = logging.getLogger("rlm_mem")
 
+JSON_LOCK = ".json.lock"  # in index/: one JSON index pass at a time (taken inside the store lock, never around it)
 MAX_CONTENT_CHARS = 2_000_000  # longer input is refused; anything below is chunked, never refused
 EXTRA_LINKS = ("supersedes", "superseded_by", "derived_from", "consolidated_into")
 
@@ -46,9 +54,24 @@ class ChunkStore:
         self.actor = actor
         self.lock_timeout = lock_timeout
         self.engine = ChunkingEngine()
+        self.batch_job = False
 
     def _writing(self, *, bulk: bool = False):
-        return writing(self.layout, lock_timeout=self.lock_timeout, bulk=bulk)
+        return writing(self.layout, lock_timeout=self.lock_timeout, bulk=bulk, keep=self.batch_job)
+
+    @contextmanager
+    def batched(self):
+        """A job of many write sessions in a row (an import, a store build): they share one connection to the
+        search index, whose page cache stays warm from batch to batch; it is closed when the block ends."""
+        self.batch_job = True
+        try:
+            yield self
+        finally:
+            self.end_batch_job()
+
+    def end_batch_job(self) -> None:
+        self.batch_job = False
+        search_index.release_writer(self.root)
 
     # ------------------------------------------------------------------ reading
     def get_chunk(self, chunk_id: str, *, track: bool = True, include_archived: bool = False) -> Chunk | None:
@@ -161,14 +184,13 @@ class ChunkStore:
                 on_error(i, exc)
         with self._writing(bulk=len(built) > 8 if bulk is None else bulk) as session:
             created = self._add_all(session, built, auto_link=auto_link, chain=chain)
-        for chunk in session.added:
-            audit(self.root, action, chunk["id"], actor=self.actor, reason=reason)
+        self._audit_saved(action, [chunk["id"] for chunk in session.added], reason=reason)
         if added is not None:
             added.extend(Chunk.from_dict(c) for c in session.added)
         return created
 
     def _add_all(self, session, built, *, auto_link: bool, chain: bool) -> list:
-        created, previous = [], None
+        created, previous, now = [], None, utc_now()
         deleted = tombstones(self.layout.state_dir) if any(key for _, key in built) else set()
         for chunk, key in built:
             if key and chunk["metadata"]["provenance"]["hash"] in deleted:
@@ -183,16 +205,29 @@ class ChunkStore:
                     created.append(Chunk.from_dict(existing))
                     previous = chunk["id"]
                     continue
-            while not key and self.layout.exists(chunk["id"]):  # random ids can collide: draw again
+            while not key and session.taken(chunk["id"]):  # random ids can collide: draw again
                 chunk["id"] = new_chunk_id(chunk["metadata"]["created"])
             if chain and previous and previous not in chunk["links"]["follows"]:
                 chunk["links"]["follows"].append(previous)
-            if auto_link:
-                _auto_link(chunk, session.conn)  # adds only ids the store made itself: validated above
-            session.add(chunk)
+            if auto_link:  # adds only ids the store made itself: validated above
+                _auto_link(chunk, session.conn, common=session.common_tags)
+            session.add(stamp_arrival(chunk, now))
             created.append(Chunk.from_dict(chunk))
             previous = chunk["id"]
         return created
+
+    def _audit_saved(self, action: str, chunk_ids: list, *, reason=None, details=None) -> None:
+        """The audit lines of a write that is saved: a failure to append them (a full disk) must not read as a
+        failed write, which a person would retry into a duplicate, so it is a warning naming what was saved."""
+        try:
+            if len(chunk_ids) == 1:
+                reason = reason.get(chunk_ids[0]) if isinstance(reason, dict) else reason
+                audit(self.root, action, chunk_ids[0], actor=self.actor, reason=reason, details=details)
+            else:
+                audit_many(self.root, action, chunk_ids, actor=self.actor, reason=reason)
+        except OSError as exc:
+            shown = ", ".join(chunk_ids[:5]) + (" ..." if len(chunk_ids) > 5 else "")
+            log.warning("saved %s; the audit line could not be written (%s)", shown, exc.strerror or exc)
 
     def revise_chunk(self, chunk_id: str, *, reason=None, **changes) -> Chunk:
         """Change content, type, tags, links or metadata fields (e.g. confidence=0.98); returns the chunk.
@@ -205,7 +240,7 @@ class ChunkStore:
             _apply_changes(data, changes, self.engine.max_tokens)
             check("chunk", data)
             session.write(data)
-        audit(self.root, "update", chunk_id, actor=self.actor, reason=reason, details={"fields": sorted(changes)})
+        self._audit_saved("update", [chunk_id], reason=reason, details={"fields": sorted(changes)})
         return Chunk.from_dict(data)
 
     def update_chunk(self, chunk_id: str, *, reason=None, **changes):
@@ -217,34 +252,77 @@ class ChunkStore:
             return False
 
     def delete_chunk(self, chunk_id: str, permanent: bool = False, *, reason=None) -> bool:
-        """Soft delete moves the chunk to archive/; permanent removes it and every link to it. False (logged) when
-        the id is malformed or no such chunk exists."""
+        """Soft delete moves the chunk to archive/; permanent removes it and every link to it, and purges its text
+        from everything derived at once (purge_derived). False (logged) when the id is malformed or no such chunk
+        exists."""
         try:
             live, archived = self.layout.chunk_path(chunk_id), self.layout.archive_path(chunk_id)
         except InvalidChunkId as exc:
             log.warning("delete_chunk: %s", exc)
             return False
+        if not permanent:
+            return bool(self.archive_many([chunk_id], reason=reason))
         with self._writing() as session:
             if live.is_file() and not live.is_symlink() and self.layout.inside(live):
                 source = live
-            elif permanent and archived.is_file() and not archived.is_symlink():
+            elif archived.is_file() and not archived.is_symlink():
                 source = archived
             else:
                 return False
-            if permanent:
-                keyed = (self.layout.read_file(source, validate=False) or {}).get("metadata", {}).get("provenance") or {}
-                os.unlink(source)
-                session.forget(chunk_id)
-                if str(keyed.get("hash", "")).startswith("key:"):  # captured: capturing it again must not revive it
-                    bury(self.layout.state_dir, keyed["hash"])
-                for ref in session.referrers(chunk_id):
-                    session.strip_links_to(ref, chunk_id)
-            else:
-                ensure_dir(self.archive_dir)
-                os.replace(source, archived)
-                session.forget(chunk_id)
-        audit(self.root, "delete" if permanent else "archive", chunk_id, actor=self.actor, reason=reason)
+            keyed = (self.layout.read_file(source, validate=False) or {}).get("metadata", {}).get("provenance") or {}
+            for ref in session.referrers(chunk_id):
+                session.strip_links_to(ref, chunk_id)
+            os.unlink(source)
+            session.moved(chunk_id)
+            session.forget(chunk_id)
+            if str(keyed.get("hash", "")).startswith("key:"):  # captured: capturing it again must not revive it
+                bury(self.layout.state_dir, keyed["hash"])
+        self._audit_saved("delete", [chunk_id], reason=reason)
+        self.purge_derived(chunk_id)
         return True
+
+    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None) -> list:
+        """Soft-delete several live chunks in one write session (gardening archives hundreds at a time). `reason`:
+        one for all or a dict of id -> reason (the audit line). `link` (type, target): added to each archived copy
+        first (consolidated_into its master). Returns the ids archived; ids that are not live chunks are skipped."""
+        moved = []
+        with self._writing() as session:
+            for chunk_id in chunk_ids:
+                live, archived = self.layout.chunk_path(chunk_id), self.layout.archive_path(chunk_id)
+                if not (live.is_file() and not live.is_symlink() and self.layout.inside(live)):
+                    continue
+                if not moved:
+                    ensure_dir(self.archive_dir)
+                if link is None:
+                    os.replace(live, archived)
+                else:
+                    data = self.layout.read_file(live)
+                    if data is None:
+                        continue
+                    targets = data["links"].setdefault(link[0], [])
+                    targets.append(link[1]) if link[1] not in targets else None
+                    session.write_archived(data)
+                    os.unlink(live)
+                session.moved(chunk_id)
+                session.forget(chunk_id)
+                moved.append(chunk_id)
+        self._audit_saved("archive", moved, reason=reason)
+        return moved
+
+    def purge_derived(self, chunk_id: str) -> None:
+        """Remove a permanently deleted chunk's text from every derived file, now: the search index (writers zero
+        what they delete; here its full-text segments are merged so that no old one keeps the words, and its WAL
+        is emptied), seed 000's JSON indexes, and the session-start briefs, CORE.md and episode entry that show
+        it."""
+        with store_lock(self.root, self.lock_timeout):
+            conn, _ = search_index.connect_for_writing(self.root)
+            try:
+                conn.execute("PRAGMA secure_delete=ON")
+                search_index.purge_traces(conn)
+            finally:
+                conn.close()
+            self.refresh_json_indexes(force=True)  # the JSON lock inside the store lock, as reindex takes them
+        _drop_mentions(self.layout, chunk_id)
 
     def restore_chunk(self, chunk_id: str, *, reason=None) -> Chunk:
         """Bring an archived chunk back (ChunkNotFound when there is none)."""
@@ -257,8 +335,9 @@ class ChunkStore:
             ensure_dir(dest.parent)
             self.layout.refuse_link(dest.parent)
             os.replace(src, dest)
+            session.moved(chunk_id)
             session.index(data, dest)
-        audit(self.root, "restore", chunk_id, actor=self.actor, reason=reason)
+        self._audit_saved("restore", [chunk_id], reason=reason)
         return Chunk.from_dict(data)
 
     def link_chunks(self, source_id: str, target_id: str, link_type: str, *, reason=None,
@@ -282,47 +361,88 @@ class ChunkStore:
             elif target_id not in targets:
                 targets.append(target_id)
             session.write(data)
-        audit(self.root, "unlink" if remove else "link", source_id, actor=self.actor, reason=reason,
-              details={"type": link_type, "target": target_id})
+        self._audit_saved("unlink" if remove else "link", [source_id], reason=reason,
+                          details={"type": link_type, "target": target_id})
         return Chunk.from_dict(data)
 
     # ------------------------------------------------------------------ maintenance
     def reindex(self, progress=None) -> dict:
         """Rebuild every derived structure from the chunk files (and fold pending access counts first).
 
-        `progress(done, total)` is called as files are read (the CLI draws a bar on a terminal)."""
+        Under the store lock, in one transaction of the search index: writers wait for it, and readers see the
+        old index until the new one is complete (never an empty or half-built one). Batch by batch (memory does
+        not grow with the store), the chunk files of a large store parsed by other processes while this one
+        inserts (_parsed_batches); the secondary indexes made once the rows are in. `progress(done, total)` is
+        called as files are read."""
         self.fold_access()
         self.layout.ensure()
         with store_lock(self.root, self.lock_timeout):
-            for suffix in ("", "-wal", "-shm"):  # start from nothing: a damaged index must not survive a rebuild
-                try:
-                    os.unlink(str(search_index.db_path(self.root)) + suffix)
-                except FileNotFoundError:
-                    pass
-            indexes = JsonIndexes(self.index_dir)
-            conn = search_index.connect(self.root)
-            count = skipped = 0
+            conn, _ = search_index.connect_for_writing(self.root)
             try:
+                conn.execute(f"PRAGMA cache_size={REINDEX_CACHE}")
                 conn.execute("BEGIN IMMEDIATE")
-                paths = list(self.layout.iter_chunk_paths())
-                for done, path in enumerate(paths, 1):
-                    if progress is not None and (done % 500 == 0 or done == len(paths)):
-                        progress(done, len(paths))
-                    data = self.layout.read_file(path)
-                    if data is None:
-                        skipped += 1
-                        continue
-                    rel = self.layout.relpath(path)
-                    indexes.add(data, rel)
-                    search_index.upsert(conn, data, rel, mtime_ns(path))
-                    count += 1
+                search_index.recreate(conn, bulk=True)  # a new epoch: the JSON indexes are rewritten below
+                count, skipped = self._index_files(conn, progress)
+                search_index.end_bulk(conn)
+                search_index.next_generation(conn)
                 search_index.set_meta(conn, "fingerprint", search_index.month_fingerprint(self.root))
                 conn.execute("COMMIT")
                 conn.execute("INSERT INTO fts(fts) VALUES('optimize')")
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
                 conn.close()
-            indexes.save()
+            self.refresh_json_indexes(force=True)
         return {"chunks": count, "skipped": skipped}
+
+    def _index_files(self, conn, progress=None) -> tuple:
+        """Every chunk file into the (empty) index, in batches: (indexed, skipped)."""
+        total = self.layout.count_chunk_entries()
+        count = skipped = 0
+        for items, unreadable in _parsed_batches(self.layout, total):
+            skipped += unreadable
+            conn.execute("SAVEPOINT batch")
+            try:
+                search_index.insert_many(conn, items)
+            except sqlite3.IntegrityError:  # one id in two files (a misplaced copy): the later one wins
+                conn.execute("ROLLBACK TO batch")
+                for item in items:
+                    search_index.replace_item(conn, item)
+            conn.execute("RELEASE batch")
+            count += len(items)
+            if progress is not None:
+                progress(min(count + skipped, total), total)
+        return count, skipped
+
+    def refresh_json_indexes(self, *, force: bool = False, min_age: float = 0.0, lock_timeout: float = 60) -> bool:
+        """Bring seed 000's JSON index files up to date with the search index: the background pass (and what
+        reindex, `rlm-mem share sync` and a permanent delete do). Cheap when they are current (one meta read and
+        four stats). `min_age`: leave files that are behind alone if they were written less than this many seconds
+        ago (the worker coalesces passes). Returns True when the files were rewritten."""
+        conn = search_index.connect(self.root, readonly=True)
+        if conn is None:
+            return False
+        lock = owner_lock(ensure_dir(self.index_dir) / JSON_LOCK, lock_timeout)
+        try:
+            if not try_acquire(lock):
+                return False  # another pass runs now: it brings them current
+            try:
+                signature = index_signature(self.root)  # before the snapshot: a later write must differ from it
+                conn.execute("BEGIN")  # one read snapshot for the check and the three files
+                epoch, generation = search_index.generation(conn)
+                if not force and json_indexes.is_current(self.index_dir, epoch, generation):
+                    json_indexes.mark_checked(self.index_dir, signature)
+                    return False
+                if not force and min_age and json_indexes.age(self.index_dir) < min_age \
+                        and json_indexes.only_behind(self.index_dir, epoch):
+                    return False  # whole, behind by recent writes only: coalesced with the next ones
+                json_indexes.write_from(conn, self.index_dir, epoch, generation, signature)
+                return True
+            finally:
+                lock.release()
+        except sqlite3.DatabaseError:
+            return False  # a damaged index: the next writer rebuilds it, and a later pass writes the files
+        finally:
+            conn.close()
 
     def fold_access(self) -> int:
         """Write pending access counts in one batch. Returns how many chunks changed.
@@ -351,21 +471,24 @@ class ChunkStore:
             return 0
         data = self.layout.read_file(path)
         if data is not None:
-            session.write(access.apply_pending(data, pending), index_json=False)
+            session.write(access.apply_pending(data, pending))
             return 1
         archived = self.layout.read_file(self.layout.archive_path(chunk_id))  # archived since it was read
         if archived is not None:
-            atomic_write_bytes(self.layout.archive_path(chunk_id), chunk_text(access.apply_pending(archived, pending)))
+            session.write_archived(access.apply_pending(archived, pending))
             return 1
         return 0
 
     def sync_derived(self) -> dict | None:
-        """Bring derived indexes up to date when chunk files changed behind rlm-mem's back (a git pull, a crash,
-        a hand edit). Costs one stat per month folder when nothing changed; returns what was re-indexed, or None."""
+        """Bring the search index up to date when chunk files changed behind rlm-mem's back (a git pull, a crash,
+        a hand edit), rebuilding it if it is damaged or missing. Costs one stat per month folder when nothing
+        changed; returns what was re-indexed, or None. (The JSON index files: refresh_json_indexes.)"""
         if not search_index.is_stale(self.root):
             return None
         with self._writing() as session:
             result = session.synced
+        if result is not None and session.replaced:
+            result["rebuilt"] = session.replaced
         return result
 
     def stats(self) -> dict:
@@ -381,6 +504,68 @@ class ChunkStore:
         return {"root": str(self.root), "chunks": count, "archived": archived, "tokens": tokens,
                 "by_type": dict(sorted(by_type.items())), "by_kind": dict(sorted(by_kind.items())),
                 "pending_accesses": access.pending_lines(self.root), "bytes_on_disk": disk}
+
+
+REINDEX_BATCH = 500  # chunk files per batch (one insert, one task for a parsing process)
+REINDEX_CACHE = -24000  # KiB of SQLite page cache for a rebuild: it stays within reindex's memory target
+PARALLEL_FROM = 5000  # from this many chunk files on, a rebuild parses them in other processes
+
+
+def _parse_entries(root, entries) -> tuple:
+    """(bulk items, files skipped) of some chunk files: read, checked, and made index rows (module level, so
+    that a parsing process can run it)."""
+    layout, items, skipped = StoreLayout(root), [], 0
+    for path, rel in entries:
+        data, mtime = layout.read_listed(path)
+        if data is None:
+            skipped += 1
+        else:
+            items.append(search_index.item_of(data, rel, mtime))
+    return items, skipped
+
+
+def _parsed_batches(layout, total: int):
+    """(bulk items, files skipped) for every chunk file, in order, REINDEX_BATCH at a time. A large store's files
+    are read and parsed by one process per CPU while this one inserts: reading, JSON, the schema check and the
+    row (dates, the JSON index entry) are Python, which one process runs on one core at a time, and a rebuild of
+    100,000 files must not take one core's whole minute (bench/run.py)."""
+    entries = layout.iter_chunk_entries()
+    windows = iter(lambda: list(itertools.islice(entries, REINDEX_BATCH)), [])
+    workers = min(os.cpu_count() or 1, 4) if total >= PARALLEL_FROM else 0
+    if workers < 2:
+        for window in windows:
+            yield _parse_entries(layout.root, window)
+        return
+    # fork: the parsing processes start as copies of this one (nothing to import again, and never the caller's
+    # __main__, which "spawn" would run again); the library runs no thread of its own here
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        running = collections.deque()
+        for window in windows:
+            running.append(pool.submit(_parse_entries, layout.root, window))
+            if len(running) >= 2 * workers:  # a bounded number of batches in memory
+                yield running.popleft().result()
+        while running:
+            yield running.popleft().result()
+
+
+def _drop_mentions(layout, chunk_id: str) -> None:
+    """A permanently deleted chunk's text out of the files that show it: cached session-start briefs (removed: the
+    next start makes them anew), CORE.md's line for it, its episode entry."""
+    folder = layout.state_dir / "brief"
+    for path in folder.glob("*.json") if folder.is_dir() else ():
+        try:
+            if chunk_id in path.read_text(encoding="utf-8", errors="replace"):
+                path.unlink()
+        except OSError:
+            pass
+    core = layout.root / "CORE.md"
+    try:
+        text = read_bytes(core).decode("utf-8", errors="replace")
+    except OSError:
+        text = ""
+    if chunk_id in text:
+        atomic_write_text(core, "".join(line for line in text.splitlines(keepends=True) if chunk_id not in line))
+    forget_episode(layout.root, chunk_id)
 
 
 _auto_link = auto_link  # the module-level function (ChunkStore.create_many's `auto_link` flag shadows the name)

@@ -1,14 +1,18 @@
 """`rlm-mem doctor`: check a memory store end to end, and repair what can be repaired.
 
 The check reads everything and changes nothing. It runs under the store lock (when the lock can be taken) so a
-writer is never caught half-way. It looks at: every chunk file (parses, matches the schema, file name = id, month
-folder = id), the archive, the JSON indexes and the search index against the chunk files, links, temporary files
-left by a killed writer, access counts (log and state), symbolic links (reported, never followed) and
-permissions.
+writer is never caught half-way. Every file in the store is looked at: every chunk file (parses, matches the
+schema, file name = id, month folder = id), the archive, the JSON indexes and the search index against the chunk
+files, links, temporary files left by a killed writer, access counts (log and state), the audit log (each line an
+audit entry), the episode log, the files under state/ (the HUD, queue entries, capture offsets, briefs, tombstones),
+anything that is not a regular file (a FIFO, a device: never opened), symbolic links (reported, never followed) and
+permissions. A file rlm-mem does not know is listed in the notes.
 
 Repair never deletes a memory: a chunk file that cannot be read moves to quarantine/ (audited), a misplaced one
 moves to its place, dangling links are dropped (audited), stale temp files are removed, permissions are tightened,
-and everything derived is rebuilt with `reindex`.
+a link to a file, something that is not a file and a damaged state file move to quarantine/ (state is runtime data,
+made again), a log with lines that cannot be read keeps its readable lines (the original goes to quarantine/), and
+everything derived is rebuilt with `reindex`.
 """
 import json
 import os
@@ -19,15 +23,20 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brain.index import access, search_index
+from brain.index import access, json_indexes, search_index
 from brain.index.json_indexes import JsonIndexes
 from brain.store.audit import audit
 from brain.store.chunk import is_chunk_id, month_of
 from brain.store.validation import schema_errors
 from brain.util.errors import StoreUnwritable
-from brain.util.files import TMP_PREFIX, atomic_write_bytes, ensure_dir, store_lock
+from brain.util.files import TMP_PREFIX, atomic_write_json, atomic_write_text, ensure_dir, read_bytes, store_lock
 
 QUARANTINE_DIR = "quarantine"
+# Files under state/ and what each must hold: "object" (a JSON object), or the fields a JSON object must have.
+STATE_FILES = {"hud.json": "object", "garden.json": "object", "core.json": "object", "reflect.json": "object",
+               "queue/*.json": ("transcript_path",), "captured/*.json": ("offset",), "brief/*.json": "object"}
+STATE_TEXT = ("capture-failures.log", "*.lock", ".*.lock")  # free text or empty
+TOMBSTONES = "deleted-keys.txt"
 TEMP_GRACE_SECONDS = 60  # a younger temp file may belong to a write in progress
 SHOWN_IDS = 5  # ids listed in one message; the rest are counted
 
@@ -89,8 +98,8 @@ def _difference(want: dict, have: dict) -> list:
 def load_chunk_file(path: Path):
     """(chunk dict, None) or (None, (problem code, what is wrong)). Never follows a symbolic link."""
 
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:  # never blocks: a FIFO in place of a chunk file is refused by the fstat below
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError as exc:
         return None, ("unreadable_chunk", f"cannot be opened: {exc.strerror or exc}")
     with os.fdopen(fd, "rb") as fh:
@@ -117,6 +126,7 @@ class _Inspection:
         self.live: dict = {}  # id -> (path, data): the chunk files that stay (after repair) under chunks/
         self.archived: dict = {}  # id -> (path, data) under archive/
         self.reindex_view: dict = {}  # id -> (data, relpath): exactly what `reindex` would index
+        self.files: list = []  # every regular file found (not under quarantine/), for the checks by kind
 
     def rel(self, path: Path) -> str:
         try:
@@ -138,6 +148,7 @@ class _Inspection:
         self.check_search_index()
         self.check_links()
         self.check_access()
+        self.check_logs_and_state()
         self.report.counts.update(chunks=len(self.live), archived=len(self.archived))
         return self.report
 
@@ -162,14 +173,20 @@ class _Inspection:
                     continue
                 if entry.is_symlink():
                     if not in_quarantine and not self._is_chunk_slot(path):  # chunk-file links: scan_chunks
-                        self.problem("symlink", f"is a symbolic link to {os.readlink(path)}; rlm-mem does not "
-                                     "follow links out of the store (replace it with the real file or folder)",
-                                     path, fixable=False)
+                        self._link(path)
                     continue
                 try:
                     st = entry.stat(follow_symlinks=False)
                 except FileNotFoundError:  # removed while we looked (a reader folding its access log)
                     continue
+                if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
+                    if not in_quarantine:
+                        self.problem("not_a_file", "is not a regular file or folder (a FIFO, a device or a socket); "
+                                     "rlm-mem never opens it (repair moves it to quarantine/)", path,
+                                     fix=("quarantine", path))
+                    continue
+                if stat.S_ISREG(st.st_mode) and not in_quarantine:
+                    self.files.append(path)
                 if entry.name.startswith(TMP_PREFIX) and not in_quarantine and entry.is_file(follow_symlinks=False):
                     if now - st.st_mtime > TEMP_GRACE_SECONDS:
                         self.problem("stray_temp", "is a temporary file left by an interrupted write", path,
@@ -188,6 +205,18 @@ class _Inspection:
             self.report.notes.append(f"{quarantined} file(s) in {QUARANTINE_DIR}/ (set aside by an earlier repair; "
                                      "fix and move them back to chunks/, then `rlm-mem reindex`)")
         self.report.counts["quarantined"] = quarantined
+
+    def _link(self, path: Path) -> None:
+        """A link outside the chunk slots: a link to a file is set aside by repair (the link moves, its target is
+        never touched); a linked folder is for a person to replace."""
+        target = os.readlink(path)
+        if path.is_dir():
+            self.problem("symlink", f"is a symbolic link to {target}; rlm-mem does not follow links out of the store "
+                         "(replace it with the real folder)", path, fixable=False)
+        else:
+            self.problem("symlink", f"is a symbolic link to {target}; rlm-mem never reads or writes through it "
+                         "(repair moves the link to quarantine/; its target is left alone)", path,
+                         fix=("quarantine", path))
 
     def _is_chunk_slot(self, path: Path) -> bool:
         parent = path.parent
@@ -279,12 +308,33 @@ class _Inspection:
             indexes.add(data, rel)
         return indexes
 
+    def json_indexes_behind(self) -> bool:
+        """Whether the JSON files were last written from an earlier state of the search index (or never): they
+        are derived and the background pass rewrites them (json_indexes.py), so there is nothing to compare. Files
+        that claim the current state are compared byte for byte (a hand edit, a torn copy)."""
+        try:
+            conn = search_index.connect(self.root, readonly=True)
+            if conn is None:
+                return False
+            try:
+                epoch, generation = search_index.generation(conn)
+            finally:
+                conn.close()
+        except (sqlite3.Error, ValueError):
+            return False  # check_search_index reports it
+        state = json_indexes.read_state(self.store.index_dir)
+        return (state.get("epoch"), state.get("generation")) != (epoch, generation)
+
     def check_json_indexes(self) -> None:
+        if self.json_indexes_behind():
+            self.report.notes.append("the JSON index files are behind the latest writes; the background pass "
+                                     "brings them current (`rlm-mem share sync` does it now)")
+            return
         expected = self.expected_indexes()
         for name, text in expected.dumps().items():
             path = self.store.index_dir / name
             try:
-                actual = path.read_bytes().decode("utf-8", errors="replace")
+                actual = read_bytes(path).decode("utf-8", errors="replace")
             except FileNotFoundError:
                 if self.reindex_view:
                     self.problem("json_index", "is missing (repair rebuilds it)", path, fix=("rebuild",))
@@ -376,7 +426,7 @@ class _Inspection:
                 self.problem("access_log", "is left from an interrupted fold of access counts (repair folds it)",
                              path, fix=("rebuild",))
             bad = 0
-            for line in path.read_bytes().decode("utf-8", errors="replace").splitlines():
+            for line in read_bytes(path).decode("utf-8", errors="replace").splitlines():
                 if not line.strip():
                     continue
                 try:
@@ -395,13 +445,97 @@ class _Inspection:
             self.report.notes.append(f"the access counts mention {len(unknown)} chunk(s) that no longer exist "
                                      "(harmless)")
 
+    # ---------------------------------------------------------------- logs, state and everything else
+    def check_logs_and_state(self) -> None:
+        unknown = []
+        for path in self.files:
+            parts = Path(self.rel(path)).parts
+            top, name = parts[0], parts[-1]
+            if top in ("chunks", "archive", "index"):
+                continue  # checked above (a stray file there is harmless to every reader)
+            if top == "audit" and len(parts) == 2 and name.endswith(".jsonl"):
+                self._check_lines(path, "audit_log", self._audit_line)
+            elif top == "episodes" and len(parts) == 2 and name.endswith(".md"):
+                self._check_text(path, "episode_log")
+            elif top == "state":
+                self._check_state(path, parts[1:], unknown)
+            elif len(parts) == 1 and name in ("CORE.md", "REFLECTION.md", ".gitignore", ".gitattributes"):
+                self._check_text(path, "text_file")
+            else:
+                unknown.append(self.rel(path))
+        if unknown:
+            self.report.notes.append(f"{len(unknown)} file(s) rlm-mem does not know (left as they are): "
+                                     + ", ".join(sorted(unknown)[:SHOWN_IDS]) + (" ..." if len(unknown) > SHOWN_IDS
+                                                                                 else ""))
+
+    def _read(self, path: Path, code: str):
+        try:
+            return read_bytes(path).decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            self.problem(code, f"cannot be read as UTF-8 text ({getattr(exc, 'strerror', None) or exc}) "
+                         "(repair moves it to quarantine/)", path, fix=("quarantine", path))
+            return None
+
+    def _check_text(self, path: Path, code: str) -> None:
+        self._read(path, code)
+
+    @staticmethod
+    def _audit_line(line: str) -> bool:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            return False
+        return not schema_errors("audit_entry", entry)
+
+    @staticmethod
+    def _tombstone_line(line: str) -> bool:
+        return all(len(t) == 20 and t.startswith("key:") and all(c in "0123456789abcdef" for c in t[4:])
+                   for t in line.split())
+
+    def _check_lines(self, path: Path, code: str, good) -> None:
+        """A line-per-record file: repair keeps the readable lines and sets the original aside."""
+        text = self._read(path, code)
+        if text is None:
+            return
+        lines = [line for line in text.splitlines() if line.strip()]
+        kept = [line for line in lines if good(line)]
+        if len(kept) < len(lines):
+            self.problem(code, f"has {len(lines) - len(kept)} line(s) that cannot be read (repair keeps the "
+                         f"{len(kept)} readable one(s) and moves the file to quarantine/)", path,
+                         fix=("keep_lines", path, kept))
+
+    def _check_state(self, path: Path, inside: tuple, unknown: list) -> None:
+        rel = "/".join(inside)
+        if rel == TOMBSTONES:
+            self._check_lines(path, "state_file", self._tombstone_line)
+            return
+        if any(Path(rel).match(pattern) for pattern in STATE_TEXT):
+            self._check_text(path, "state_file")
+            return
+        want = next((w for pattern, w in STATE_FILES.items() if Path(rel).match(pattern)
+                     and len(Path(pattern).parts) == len(inside)), None)
+        if want is None:
+            unknown.append(self.rel(path))
+            return
+        text = self._read(path, "state_file")
+        if text is None:
+            return
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = None
+        if not isinstance(value, dict) or (want != "object" and not all(k in value for k in want)):
+            self.problem("state_file", "is not what rlm-mem keeps there (damaged or foreign); it is runtime state, "
+                         "so repair moves it to quarantine/ and rlm-mem makes it again", path,
+                         fix=("quarantine", path))
+
     def _check_access_state(self, known: set) -> set:
         """index/access_state.json (counts kept out of git's way): readable, or set aside by repair."""
         path = access.state_path(self.root)
         if path.is_symlink() or not path.exists():
             return set()
         try:
-            entries = json.loads(path.read_bytes().decode("utf-8"))["entries"]
+            entries = json.loads(read_bytes(path).decode("utf-8"))["entries"]
             if not isinstance(entries, dict) or not all(
                     isinstance(v, list) and len(v) == 2 and isinstance(v[0], int) and v[0] >= 0
                     and isinstance(v[1], (str, type(None))) for v in entries.values()):
@@ -461,12 +595,16 @@ def _rel(store, path: Path) -> str:
         return str(path)
 
 
-def _quarantine(store, path: Path, problem: Problem, done: list) -> None:
+def _quarantine(store, path: Path, problem: Problem, done: list, *, replace_with: str | None = None) -> None:
+    """Move `path` (a file, a link, a FIFO: never opened) to quarantine/; `replace_with`: text put in its place
+    before the move is audited (the audit line may belong in that very file)."""
     folder = ensure_dir(Path(store.root) / QUARANTINE_DIR)
     dest, n = folder / path.name, 1
     while dest.exists() or dest.is_symlink():  # never overwrite something set aside before
         dest, n = folder / f"{path.stem}.{n}{path.suffix}", n + 1
     os.replace(path, dest)
+    if replace_with is not None:
+        atomic_write_text(path, replace_with)
     audit(store.root, "quarantine", problem.chunk_id, actor=store.actor, reason=problem.message[:300],
           details={"from": _rel(store, path), "to": _rel(store, dest), "problem": problem.code})
     done.append(f"moved {_rel(store, path)} to {_rel(store, dest)} ({problem.code})")
@@ -486,6 +624,10 @@ def _apply(store, problem: Problem, done: list) -> None:
         audit(store.root, "repair", problem.chunk_id, actor=store.actor, reason="misplaced chunk file",
               details={"from": _rel(store, src), "to": _rel(store, dest)})
         done.append(f"moved {_rel(store, src)} to {_rel(store, dest)}")
+    elif kind == "keep_lines":
+        path, kept = args
+        _quarantine(store, path, problem, done, replace_with="".join(line + "\n" for line in kept))
+        done.append(f"kept {len(kept)} readable line(s) of {_rel(store, path)}")
     elif kind == "unlink":
         try:
             os.unlink(args[0])
@@ -504,7 +646,7 @@ def _apply(store, problem: Problem, done: list) -> None:
             return
         data["links"] = {t: [x for x in targets if x not in dangling.get(t, ())]
                          for t, targets in data["links"].items()}
-        atomic_write_bytes(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+        atomic_write_json(path, data)
         audit(store.root, "repair", cid, actor=store.actor, reason="dropped links to chunks that do not exist",
               details={"dropped_links": dangling})
         done.append(f"dropped {sum(map(len, dangling.values()))} dangling link(s) from {cid}")

@@ -9,27 +9,28 @@ Each entry is a session record, a notable memory or a gardening run, linking the
     - **Summary:** FTS5 ships with Python; no server, no model download
 
 Entries are written with one O_APPEND write, so concurrent writers never interleave; the day's heading is created
-with O_EXCL, so it is written once. Lines are never edited. Stdlib only: capture imports this.
+with O_EXCL, so it is written once (brain/util/files.append_text, which also redacts). Lines are never edited; the
+one exception is a memory deleted for good, whose entry goes with it (`forget_episode`). Stdlib only: capture
+imports this.
 """
-import os
 import re
 from datetime import datetime, timezone
 from pathlib import Path
 
 from brain.safety.redact import redact
 from brain.store.chunk import is_chunk_id, month_of
+from brain.util.files import append_text, atomic_write_text, read_bytes
 from brain.util.text import clip
 from brain.util.timestamps import normalize_timestamp
 
 EPISODES_DIR = "episodes"
-_FILE_MODE = 0o600
 _TITLE_MAX = 120
 _SUMMARY_MAX = 300
 _ENTRY_HEAD = re.compile(r"^## (\d{2}:\d{2}) - (.*)$")
 
 
 def _one_line(text, limit: int) -> str:
-    # callers pass chunk text (already redacted), but a stray secret must not land here
+    # redacted before it is clipped: a secret cut in half would no longer look like one
     return clip(redact(str(text or "")), limit)
 
 
@@ -37,12 +38,11 @@ def episode_path(root, day: str) -> Path:
     return Path(root) / EPISODES_DIR / f"{day}.md"
 
 
-def _append(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
+def _read(path: Path) -> str:
     try:
-        os.write(fd, text.encode("utf-8"))
-    finally:
-        os.close(fd)
+        return read_bytes(path).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
 
 
 def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary=None) -> Path | None:  # noqa: A002
@@ -51,19 +51,10 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
     stamp = normalize_timestamp(when or datetime.now(timezone.utc))
     day = stamp[:10]
     path = episode_path(root, day)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     if chunk_id and not is_chunk_id(chunk_id):
         raise ValueError(f"invalid chunk id {chunk_id!r}")
-    if chunk_id and path.is_file() and f"[{chunk_id}]" in path.read_text(encoding="utf-8", errors="replace"):
+    if chunk_id and f"[{chunk_id}]" in _read(path):
         return None
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, _FILE_MODE)
-        try:
-            os.write(fd, f"# {day}\n".encode("utf-8"))
-        finally:
-            os.close(fd)
-    except FileExistsError:
-        pass
     lines = ["", f"## {stamp[11:16]} - {_one_line(title, _TITLE_MAX) or 'Untitled'}"]
     if type:
         lines.append(f"- **Type:** {_one_line(type, 40)}")
@@ -74,8 +65,24 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
         lines.append(f"- **Memory:** [{chunk_id}](../chunks/{month_of(chunk_id)}/{chunk_id}.json)")
     if summary:
         lines.append(f"- **Summary:** {_one_line(summary, _SUMMARY_MAX)}")
-    _append(path, "\n".join(lines) + "\n")
+    append_text(path, "\n".join(lines) + "\n", create_with=f"# {day}\n")
     return path
+
+
+def forget_episode(root, chunk_id: str) -> int:
+    """Remove the entries about `chunk_id` (it was deleted for good: its summary must not outlive it); the day's
+    file is rewritten atomically. Returns how many entries were removed."""
+    folder = Path(root) / EPISODES_DIR
+    removed = 0
+    for path in sorted(folder.glob("????-??-??.md")) if folder.is_dir() else ():
+        text = read_bytes(path).decode("utf-8", errors="replace")
+        if f"[{chunk_id}]" not in text:
+            continue
+        blocks = text.split("\n\n")  # the day's heading, then one block per entry
+        kept = [b for b in blocks if f"[{chunk_id}]" not in b]
+        removed += len(blocks) - len(kept)
+        atomic_write_text(path, "\n\n".join(kept).rstrip("\n") + "\n")
+    return removed
 
 
 def read_episodes(root, since: str | None = None) -> list:
@@ -87,7 +94,11 @@ def read_episodes(root, since: str | None = None) -> list:
         if since and day < since[:10]:
             continue
         entry = None
-        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        try:
+            text = _read(path)
+        except OSError:
+            continue  # a link or something that is not a file: `rlm-mem doctor` reports it
+        for line in text.splitlines():
             head = _ENTRY_HEAD.match(line)
             if head:
                 entry = {"day": day, "time": head.group(1), "title": head.group(2), "type": None, "tags": [],

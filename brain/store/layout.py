@@ -14,9 +14,22 @@ from pathlib import Path
 from brain.store.chunk import month_of, validate_chunk_id
 from brain.store.validation import schema_errors
 from brain.util.errors import ChunkNotFound, InvalidChunkId, StoreUnwritable
-from brain.util.files import ensure_dir
+from brain.util.files import ensure_dir, refuse_links
+
+# SQLite opens these itself (following links): each is checked before a write session opens the index.
+SQLITE_FILES = ("search.db", "search.db-wal", "search.db-shm", "search.db-journal")
 
 log = logging.getLogger("rlm_mem")
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """The file's bytes through its descriptor: usually one read of its size (a buffered file costs more)."""
+    parts = []
+    while True:
+        part = os.read(fd, max(size, 65536))
+        if not part:
+            return b"".join(parts)
+        parts.append(part)
 
 
 class StoreLayout:
@@ -49,6 +62,8 @@ class StoreLayout:
             raise StoreUnwritable(f"cannot create the memory folder {self.root}: {exc.strerror or exc}") from exc
         for folder in (self.chunks_dir, self.index_dir, self.archive_dir):
             self.refuse_link(folder)
+        for name in SQLITE_FILES:
+            refuse_links(self.index_dir / name)
 
     def inside(self, path: Path) -> bool:
         """No folder between the root and `path` is a symbolic link: the store never follows one out of itself."""
@@ -65,31 +80,60 @@ class StoreLayout:
         if not self.inside(path):
             log.warning("skipping %s: it is reached through a symbolic link", path)
             return None
-        try:
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        return self.read_listed(path, validate=validate)[0]
+
+    def read_listed(self, path, *, validate: bool = True) -> tuple:
+        """(chunk or None, mtime_ns) of a file whose folders are known to hold no link (read_file checks them; a
+        path from iter_chunk_entries had its month folder checked): opened without following a link, a regular
+        file, JSON matching the schema, its id its name."""
+        try:  # O_NONBLOCK: a FIFO in a chunk's place is refused by the fstat below, never waited on
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
-            return None
+            return None, 0
         except OSError as exc:
             log.warning("skipping %s: %s", path, exc.strerror or exc)
-            return None
+            return None, 0
         try:
-            with os.fdopen(fd, "rb") as fh:
-                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                    log.warning("skipping %s: not a regular file", path)
-                    return None
-                data = json.loads(fh.read().decode("utf-8"))
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                log.warning("skipping %s: not a regular file", path)
+                return None, 0
+            data = json.loads(_read_all(fd, st.st_size).decode("utf-8"))
         except (OSError, ValueError) as exc:
             log.warning("skipping corrupt chunk file %s: %s", path, exc)
-            return None
+            return None, 0
+        finally:
+            os.close(fd)
         if validate:
             errors = schema_errors("chunk", data)
             if errors:
                 log.warning("skipping invalid chunk file %s: %s", path, "; ".join(errors[:3]))
-                return None
-        if not isinstance(data, dict) or data.get("id") != Path(path).stem:
+                return None, 0
+        if not isinstance(data, dict) or data.get("id") != os.path.basename(path)[:-5]:
             log.warning("skipping %s: its id does not match its file name", path)
-            return None
-        return data
+            return None, 0
+        return data, st.st_mtime_ns
+
+    def count_chunk_entries(self) -> int:
+        """How many files iter_chunk_entries gives (listings only)."""
+        return sum(1 for _ in self.iter_chunk_entries())
+
+    def iter_chunk_entries(self):
+        """(path, path relative to the root) of every chunks/YYYY-MM/chunk-*.json, in iter_chunk_paths' order,
+        by directory listing: the folders are checked for links once, not for every file (a rebuild lists
+        100,000). Read them with read_listed."""
+        if not self.chunks_dir.is_dir() or self.chunks_dir.is_symlink():
+            return
+        with os.scandir(self.chunks_dir) as months:
+            folders = sorted(e.name for e in months if e.is_dir(follow_symlinks=False))
+        for month in folders:
+            folder = os.path.join(self.chunks_dir, month)
+            try:
+                names = sorted(n for n in os.listdir(folder) if n.startswith("chunk-") and n.endswith(".json"))
+            except OSError:
+                continue
+            for name in names:
+                yield os.path.join(folder, name), f"chunks/{month}/{name}"
 
     def read_chunk(self, chunk_id: str, *, include_archived: bool = False) -> dict | None:
         data = self.read_file(self.chunk_path(chunk_id))

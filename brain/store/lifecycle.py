@@ -8,19 +8,25 @@ from brain.safety.redact import redact
 from brain.store.audit import audit
 from brain.store.chunk import validate_chunk_id
 from brain.util.errors import ChunkNotFound, ChunkValidationError
+from brain.util.sqlite import sqlite3
 from brain.util.timestamps import utc_now
 
 
 def find_duplicate(store, content: str, project=None):
-    """Id of an active chunk with the same words (case and spacing aside), or None."""
-    conn = search_index.connect(store.root, readonly=True)
-    if conn is None:
-        return None
+    """Id of an active chunk with the same words (case and spacing aside), or None (also when the search index
+    cannot be read: it is derived, and the write that follows rebuilds it)."""
     try:
-        digest = search_index.content_hash(redact(content.strip()))
-        rows = conn.execute("SELECT id, project FROM chunks WHERE chash=? AND status='active'", (digest,)).fetchall()
-    finally:
-        conn.close()
+        conn = search_index.connect(store.root, readonly=True)
+        if conn is None:
+            return None
+        try:
+            digest = search_index.content_hash(redact(content.strip()))
+            rows = conn.execute("SELECT id, project FROM chunks WHERE chash=? AND status='active'",
+                                (digest,)).fetchall()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return None
     for cid, proj in rows:
         if project is None or proj in (None, project):
             return cid

@@ -23,30 +23,31 @@ def previous_in_conversation(conn, conversation: str, created: str, chunk_id: st
     return row[0] if then is not None and now is not None and now - then <= FOLLOWS_WINDOW_SECONDS else None
 
 
-def related_by_tags(conn, tags, chunk_id: str, exclude) -> list:
-    """Up to MAX_RELATED chunks sharing the most of `tags` (newest first among equals)."""
-    shared = {}
-    for tag in tags:
-        ids = [i for (i,) in conn.execute("SELECT id FROM tags WHERE tag=? LIMIT ?", (tag, RELATED_TAG_LIMIT + 1))]
-        if len(ids) > RELATED_TAG_LIMIT:
+def related_by_tags(conn, tags, chunk_id: str, exclude, common=None) -> list:
+    """Up to MAX_RELATED chunks sharing the most of `tags` (newest first among equals). `common`: a set of tags
+    already found on more than RELATED_TAG_LIMIT chunks, kept by the caller's write session (a tag only grows
+    more common within it), so that a batch does not count the same tag again for every chunk."""
+    common = set() if common is None else common
+    usable = []
+    for tag in dict.fromkeys(tags):
+        if tag in common:
             continue
-        for other in ids:
-            if other != chunk_id and other not in exclude:
-                shared[other] = shared.get(other, 0) + 1
-    if not shared:
+        (count,) = conn.execute("SELECT count(*) FROM (SELECT 1 FROM tags WHERE tag=? LIMIT ?)",
+                                (tag, RELATED_TAG_LIMIT + 1)).fetchone()
+        (common.add if count > RELATED_TAG_LIMIT else usable.append)(tag)
+    if not usable:
         return []
-    ids = list(shared)
-    created = {}
-    for start in range(0, len(ids), 500):
-        part = ids[start:start + 500]
-        created.update(conn.execute(f"SELECT id, created FROM chunks WHERE id IN ({','.join('?' * len(part))})",
-                                    part).fetchall())
-    ranked = sorted(shared, key=lambda o: (shared[o], created.get(o, ""), o), reverse=True)
-    return ranked[:MAX_RELATED]
+    skip = [chunk_id, *exclude]
+    # counted and ordered inside SQLite, from the tags table alone: at most RELATED_TAG_LIMIT rows a tag
+    return [cid for (cid,) in conn.execute(
+        f"SELECT id FROM tags WHERE tag IN ({','.join('?' * len(usable))}) "
+        f"AND id NOT IN ({','.join('?' * len(skip))}) GROUP BY id "
+        "ORDER BY count(*) DESC, max(created) DESC, id DESC LIMIT ?", [*usable, *skip, MAX_RELATED])]
 
 
-def auto_link(chunk: dict, conn) -> None:
-    """Add context_of, follows and related_to to a new chunk (links it already has are kept)."""
+def auto_link(chunk: dict, conn, common=None) -> None:
+    """Add context_of, follows and related_to to a new chunk (links it already has are kept). `common`: see
+    related_by_tags."""
     links, md = chunk["links"], chunk["metadata"]
     conversation = md.get("conversation_id")
     if conversation:
@@ -57,7 +58,7 @@ def auto_link(chunk: dict, conn) -> None:
             if previous:
                 links["follows"].append(previous)
     if not links["related_to"]:
-        links["related_to"].extend(related_by_tags(conn, chunk["tags"], chunk["id"], links["follows"]))
+        links["related_to"].extend(related_by_tags(conn, chunk["tags"], chunk["id"], links["follows"], common))
 
 
 def referrers(conn, layout, target: str) -> list:

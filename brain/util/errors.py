@@ -23,3 +23,12 @@ class StoreBusy(RlmMemError):
 
 class StoreUnwritable(RlmMemError, OSError):
     """The memory folder is missing, read-only or otherwise unusable for writing."""
+
+
+class NotRegularFile(RlmMemError, OSError):
+    """An input that is not a regular file (a device such as /dev/zero, a FIFO, a socket, a folder): refused
+    before anything is read from it."""
+
+
+class InputTooLarge(RlmMemError, OSError):
+    """An input larger than rlm-mem reads: refused rather than read without bound."""

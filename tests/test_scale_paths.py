@@ -1,0 +1,39 @@
+"""What keeps writes and recall the same at 100,000 memories as at 1,000, checked on the logic at a small size
+(bench/run.py measures the sizes themselves): the chunk file encoder, and recall over words too common to rank
+whole."""
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from brain.recall import recall as recall_module
+from brain.recall.recall import recall
+from brain.scripts import ChunkStore
+from brain.store.write_session import chunk_text
+
+values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                      lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+                      max_leaves=25)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_chunk_files_are_exactly_what_json_dumps_writes(value):
+    data = {"id": "chunk-2026-01-01-00000000", "value": value}
+    assert chunk_text(data) == (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def test_a_prompt_whose_words_are_all_common_still_gets_its_best_match(isolated_memory, monkeypatch):
+    # the cap that applies to words on more than 2,000 of 100,000 memories, scaled to a store of 161
+    monkeypatch.setattr(recall_module, "COMMON_MAX_ROWS", 20)
+    monkeypatch.setattr(recall_module, "CAPPED_ROWS", 10)
+    store = ChunkStore(isolated_memory)
+    specs = [dict(content=f"Redis keeps the session cache warm on node {i}.") for i in range(40)]
+    specs += [dict(content=f"Refunds over {i} euros wait for a second approval.") for i in range(40)]
+    specs += [dict(content=f"We decided to rename service number {i}.") for i in range(40)]
+    specs += [dict(content=f"We use build runner {i} for nightly jobs.") for i in range(40)]
+    specs.insert(7, dict(content="We decided to use Redis for the refunds queue because it halves the hosting bill.",
+                         chunk_type="decision"))
+    store.create_many(specs)
+    result = recall(isolated_memory, "Why did we decide to use redis for the refunds?", track=False)
+    assert result.items and "halves the hosting bill" in result.items[0].text
