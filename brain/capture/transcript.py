@@ -585,7 +585,8 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
     if kind == "attachment":
         attachment = record.get("attachment")
         if isinstance(attachment, dict) and attachment.get("type") == "hook_additional_context":
-            for text in attachment.get("content") if isinstance(attachment.get("content"), list) else ():
+            content = attachment.get("content")  # a list of the hooks' texts; a string in some versions
+            for text in content if isinstance(content, list) else (content,):
                 if isinstance(text, str) and _FENCE_MARK in text:
                     parsed.recalled.extend(_fenced_lines(text))
         return

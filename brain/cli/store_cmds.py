@@ -1,18 +1,20 @@
-"""Store commands: remember, get, update, forget, restore, list, link, reindex, stats."""
+"""Store commands: remember, get, update, scope, forget, restore, list, link, reindex, stats."""
 import sys
 
 import click
 
 from brain.cli.common import emit_json, json_option, pass_env, progress_bar
+from brain.capture.scopes import scope_of
 from brain.recall.depth import DEPTHS, render, summary_line
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES
-from brain.store.lifecycle import remember_memory
+from brain.store.lifecycle import SCOPES, remember_memory, set_scope
 from brain.util.timestamps import normalize_timestamp
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
 SENSITIVITY_CHOICE = click.Choice(sensitivity.LEVELS)
+SCOPE_CHOICE = click.Choice(SCOPES)
 
 
 def too_sensitive(chunk) -> bool:
@@ -70,30 +72,61 @@ def parse_confidence(value):
 @click.option("--pin", is_flag=True, help="Pin it: always shown at session start, never decays.")
 @click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None,
               help="public, low (default), medium, high, hyper; hooks never inject above medium.")
+@click.option("--scope", type=SCOPE_CHOICE, default=None,
+              help="user: about you, recalled in every project; project: here only; global: true everywhere. "
+                   "Default: user when the words are about you (\"answer me in British English\"), else project.")
 @json_option
 @pass_env
-def remember(env, content, chunk_type, tags, conversation, confidence, supersedes, pin, sensitivity, as_json):
+def remember(env, content, chunk_type, tags, conversation, confidence, supersedes, pin, sensitivity, scope,
+             as_json):
     """Store a memory (argument or stdin); prints the new ids.
 
     Long text is split into chunks of at most 800 tokens.
 
     \b
-    Example: rlm-mem remember "The staging database listens on port 5433" --tags db
+    Examples:
+      rlm-mem remember "The staging database listens on port 5433" --tags db
+      rlm-mem remember "I prefer pytest over unittest" --scope user
     """
     content = read_content(content)
     parse_confidence(confidence)
 
 
     project = env.project
+    chosen = scope or scope_of(content)
     chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
                              confidence=confidence, supersedes=[env.full_id(ref) for ref in supersedes], pinned=pin, project=project.id,
-                             extra_metadata={"project_name": project.name, "sensitivity": sensitivity})
+                             extra_metadata={"project_name": project.name, "sensitivity": sensitivity,
+                                             "scope": None if chosen == "project" else chosen})
+    if scope:  # said again with a scope: the memory it repeats takes that scope
+        chunks = [set_scope(env.store, c.id, scope) if _scope(c) != scope else c for c in chunks]
     _refresh_brief(env, project.id)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
         for c in chunks:
             click.echo(c.id)
+
+def _scope(chunk) -> str:
+    return chunk.metadata.get("scope") or "project"
+
+
+@click.command()
+@click.argument("chunk_id")
+@click.argument("new_scope", metavar="SCOPE", type=SCOPE_CHOICE)
+@click.option("--reason", default=None, help="Why (kept in the audit log).")
+@pass_env
+def scope(env, chunk_id, new_scope, reason):
+    """Change where a memory applies: user (about you, recalled in every project), project (only in the project
+    it was said in), global (true everywhere).
+
+    \b
+    Example: rlm-mem scope chunk-2026-02-10-a1b2c3d4 user
+    """
+    chunk_id = env.full_id(chunk_id)
+    set_scope(env.store, chunk_id, new_scope, reason=reason)
+    click.echo(f"{chunk_id}: scope {new_scope}")
+
 
 def _refresh_brief(env, project_id: str) -> None:
     """This project's session-start brief, computed now that a memory joined it, so that the next session start

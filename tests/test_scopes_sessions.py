@@ -1,0 +1,250 @@
+"""Issue 15 through the real hooks: memory filed where it was said (scopes), a session filed under its own
+project, capture of only what rlm-mem saw start, capture that keeps only what is new, a rewound conversation."""
+import json
+import os
+import subprocess
+
+import pytest
+from harness.claude_code import BUNDLE_ROOT, fire
+
+from brain.scripts import ChunkStore
+
+RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")
+
+
+def rlm(*args, cwd=None):
+    p = subprocess.run([RLM, *args], capture_output=True, text=True, env=os.environ.copy(), cwd=cwd, timeout=120)
+    assert p.returncode == 0, p.stdout + p.stderr
+    return p.stdout
+
+
+class Transcript:
+    """A transcript in Claude Code's format, written record by record: each record hangs under `parent` (the last
+    record by default), so a rewind is a record hung under an earlier one."""
+
+    def __init__(self, path, sid, cwd):
+        self.path, self.sid, self.cwd, self.last, self.n = path, sid, str(cwd), None, 0
+        path.write_text("")
+
+    def _add(self, kind, message, parent="last", cwd=None, **extra):
+        self.n += 1
+        uid = f"{self.sid}-{self.n:03d}"
+        record = {"type": kind, "uuid": uid, "parentUuid": self.last if parent == "last" else parent,
+                  "sessionId": self.sid, "timestamp": f"2026-11-20T10:{self.n:02d}:00Z", "cwd": cwd or self.cwd,
+                  "isSidechain": False, **extra}
+        if message is not None:
+            record["message"] = message
+        with open(self.path, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(record) + "\n")
+        self.last = uid
+        return uid
+
+    def user(self, text, **kw):
+        return self._add("user", {"role": "user", "content": text}, **kw)
+
+    def assistant(self, text, tools=(), **kw):
+        """`tools`: (name, input, output, failed) each; their results follow in a user record."""
+        blocks = [{"type": "text", "text": text}] + [
+            {"type": "tool_use", "id": f"{self.sid}-t{self.n}-{i}", "name": name, "input": inp}
+            for i, (name, inp, _, _) in enumerate(tools)]
+        uid = self._add("assistant", {"role": "assistant", "content": blocks}, **kw)
+        if tools:
+            n = self.n - 1
+            self._add("user", {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"{self.sid}-t{n}-{i}", "content": out, "is_error": failed}
+                for i, (_, _, out, failed) in enumerate(tools)]}, cwd=kw.get("cwd"))
+        return uid
+
+    def hook_context(self, text):
+        """What Claude Code records of a hook's additionalContext (rlm-mem's recalled memory)."""
+        return self._add("attachment", None, attachment={"type": "hook_additional_context", "content": [text]})
+
+    @property
+    def base(self):
+        return {"session_id": self.sid, "transcript_path": str(self.path), "cwd": self.cwd}
+
+
+def run_session(t, *, env=None, start=True, end=True):
+    if start:
+        assert fire("SessionStart", dict(t.base, source="startup"), env=env)[0].returncode == 0
+    if end:
+        assert fire("SessionEnd", dict(t.base, reason="prompt_input_exit"), env=env)[0].returncode == 0
+    rlm("ingest")
+
+
+def start_context(t, env=None):
+    run = fire("SessionStart", dict(t.base, source="startup"), env=env)[0]
+    assert run.returncode == 0
+    return run.context
+
+
+def prompt_context(t, prompt, env=None):
+    run = fire("UserPromptSubmit", dict(t.base, prompt=prompt), env=env)[0]
+    assert run.returncode == 0
+    return run.context
+
+
+def typed(root, **where):
+    """Active typed memories (not turns, not session records), with the metadata given in `where`."""
+    out = []
+    for c in ChunkStore(root).layout.iter_chunks():
+        md = c["metadata"]
+        if md.get("kind") in ("turn", "session") or md.get("status", "active") != "active":
+            continue
+        if all(md.get(k) == v for k, v in where.items()):
+            out.append(c)
+    return out
+
+
+@pytest.fixture(autouse=True)
+def quiet(monkeypatch):
+    monkeypatch.setenv("RLM_MEM_BACKGROUND", "0")  # `rlm-mem ingest` runs the capture in the test's own time
+
+
+@pytest.fixture
+def projects(tmp_path):
+    out = {}
+    for name in ("alpha", "beta"):
+        (tmp_path / name).mkdir()
+        out[name] = tmp_path / name
+    return out
+
+
+# ---------------------------------------------------------------- 1. scopes
+def test_what_a_person_says_about_themselves_follows_them_into_every_project(tmp_path, projects, isolated_memory):
+    t = Transcript(tmp_path / "a1.jsonl", "a1", projects["alpha"])
+    t.user("From now on, always answer me in British English, and I prefer pytest over unittest in every project.")
+    t.assistant("Understood: British English from here on, and pytest for tests.")
+    t.user("The staging database listens on port 5433.")
+    t.assistant("Noted.")
+    run_session(t)
+    personal = typed(isolated_memory, scope="user")
+    assert len(personal) == 1 and "British English" in personal[0]["content"], personal
+
+    b = Transcript(tmp_path / "b1.jsonl", "b1", projects["beta"])
+    brief = start_context(b)
+    assert "British English" in brief and "none yet" not in brief
+    assert "pytest" in prompt_context(b, "Which test framework should I use here?")
+    # the project's own facts stay in alpha unless every project is asked for
+    assert "5433" not in prompt_context(b, "Which port does the staging database listen on?")
+    assert "5433" in rlm("recall", "--all-projects", "which port does the staging database listen on?",
+                         cwd=projects["beta"])
+    assert "5433" in prompt_context(Transcript(tmp_path / "a2.jsonl", "a2", projects["alpha"]),
+                                    "Which port does the staging database listen on?")
+
+    # changeable later: back to the project it was said in, and it no longer follows the person
+    rlm("scope", personal[0]["id"], "project", cwd=projects["alpha"])
+    assert "pytest" not in prompt_context(b, "Which test framework should I use here?")
+
+
+def test_remember_chooses_the_scope_from_the_words_and_scope_overrides(projects, isolated_memory):
+    mine = rlm("remember", "Always reply to me in short answers without emojis", cwd=projects["alpha"]).split()[0]
+    theirs = rlm("remember", "Use ruff for linting", "--scope", "global", cwd=projects["alpha"]).split()[0]
+    here = rlm("remember", "The billing service listens on port 8087", cwd=projects["alpha"]).split()[0]
+    scopes = {c["id"]: c["metadata"].get("scope") for c in ChunkStore(isolated_memory).layout.iter_chunks()}
+    assert scopes == {mine: "user", theirs: "global", here: None}
+
+
+# ---------------------------------------------------------------- 2. a session belongs to its project
+def test_a_session_is_filed_under_its_project_whatever_folder_claude_worked_in(tmp_path, projects, isolated_memory):
+    root, sub = projects["alpha"], projects["alpha"] / "services" / "billing"
+    sub.mkdir(parents=True)
+    worktree = tmp_path / "alpha-feature-worktree"
+    worktree.mkdir()
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(root))  # Claude Code keeps it at the session's root
+    t = Transcript(tmp_path / "s.jsonl", "s", root)
+    t.user("Let's fix the invoice rounding bug.")
+    t.assistant("Working in the billing service.", cwd=str(sub))
+    t.user("We decided to round invoice totals half-even, in the billing service.", cwd=str(sub))
+    t.assistant("Done in the feature worktree.", tools=[("Bash", {"command": "pytest -q"}, "3 passed", False)],
+                cwd=str(worktree))
+    for event, extra in (("SessionStart", {"source": "startup"}), ("Stop", {}), ("SessionEnd", {"reason": "other"})):
+        payload = dict(t.base, cwd=str(worktree) if event != "SessionStart" else str(root), **extra)
+        assert fire(event, payload, env=env)[0].returncode == 0  # `cwd` follows Claude; the project does not
+    rlm("ingest")
+    projects_used = {c["metadata"].get("project") for c in ChunkStore(isolated_memory).layout.iter_chunks()}
+    assert len(projects_used) == 1 and next(iter(projects_used)).startswith("alpha-"), projects_used
+    later = Transcript(tmp_path / "s2.jsonl", "s2", root)
+    assert "half-even" in prompt_context(later, "How do we round invoice totals?")
+
+
+# ---------------------------------------------------------------- 3. only sessions rlm-mem saw start
+def test_backfill_takes_older_transcripts_only_when_asked_and_since_a_date(tmp_path, projects, isolated_memory):
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    old = Transcript(folder / "old.jsonl", "old", projects["alpha"])
+    old.user("We decided to deploy billing on Tuesdays only.")
+    recent = Transcript(folder / "recent.jsonl", "recent", projects["alpha"])
+    recent.user("We decided to keep invoices for ten years.")
+    os.utime(old.path, (1_700_000_000, 1_700_000_000))  # 2023-11-14
+    t = Transcript(tmp_path / "now.jsonl", "now", projects["alpha"])
+    run_session(t)
+    assert not {"old", "recent"} & {c["metadata"].get("conversation_id")
+                                    for c in ChunkStore(isolated_memory).layout.iter_chunks()}
+    rlm("ingest", "--backfill", "--since", "2024-01-01", str(folder))
+    convs = {c["metadata"].get("conversation_id") for c in ChunkStore(isolated_memory).layout.iter_chunks()}
+    assert "recent" in convs and "old" not in convs
+
+
+# ---------------------------------------------------------------- 4. capture keeps what is new
+def test_capture_keeps_only_what_is_new(tmp_path, projects, isolated_memory):
+    first = Transcript(tmp_path / "c1.jsonl", "c1", projects["alpha"])
+    first.user("Remember that the billing database listens on port 6432.")
+    first.assistant("Noted, port 6432.")
+    first.user("We decided to use Stripe webhooks instead of polling for payment status.")
+    first.assistant("Agreed, webhooks it is.")
+    run_session(first)
+    assert len([c for c in typed(isolated_memory) if "6432" in c["content"]]) == 1
+    assert len([c for c in typed(isolated_memory) if "webhooks" in c["content"].lower()]) == 1  # one statement
+
+    second = Transcript(tmp_path / "c2.jsonl", "c2", projects["alpha"])
+    assert fire("SessionStart", dict(second.base, source="startup"))[0].returncode == 0
+    question = "Which port does the billing database listen on?"
+    recalled = prompt_context(second, question)
+    assert "6432" in recalled
+    second.user(question)
+    second.hook_context(recalled)  # Claude Code records the hook's context in the transcript
+    second.assistant("The billing database listens on port 6432.")
+    second.user("Deploy the staging build.")
+    second.assistant("Deploying.", tools=[("Bash", {"command": "make deploy-staging"}, "make: *** Error 2", True)])
+    second.assistant("The staging host is staging.example.dev. The deploy needs a retry.")
+    second.user("No, it's staging-eu.example.dev, not staging.example.dev.")
+    second.assistant("Right, staging-eu.example.dev.")
+    assert fire("SessionEnd", dict(second.base, reason="other"))[0].returncode == 0
+    rlm("ingest")
+
+    facts_6432 = [c for c in typed(isolated_memory) if "6432" in c["content"]]
+    assert len(facts_6432) == 1, [c["content"] for c in facts_6432]  # the echoed answer is no new memory
+    questions = [c for c in ChunkStore(isolated_memory).layout.iter_chunks() if c["content"].startswith(question)]
+    assert questions and all(c["type"] != "fact" for c in questions)  # a question is not a fact
+    brief = start_context(Transcript(tmp_path / "c3.jsonl", "c3", projects["alpha"]))
+    assert f"fact] {question}" not in brief and f"fact · {question}" not in brief  # nor listed as one at start
+    correction, = [c for c in typed(isolated_memory, kind="correction")]
+    assert 'correcting: "The staging host is staging.example.dev."' in correction["content"]
+    record, = [c for c in ChunkStore(isolated_memory).layout.iter_chunks()
+               if c["metadata"].get("kind") == "session" and c["metadata"].get("conversation_id") == "c2"]
+    assert "`make deploy-staging` (failed)" in record["content"]
+
+
+# ---------------------------------------------------------------- 4. a rewound conversation
+def test_only_the_active_branch_of_a_rewound_conversation_counts(tmp_path, projects, isolated_memory):
+    t = Transcript(tmp_path / "r.jsonl", "r", projects["alpha"])
+    t.user("Set up the job queue for the mailer.")
+    fork = t.assistant("Which broker should it use?")
+    t.user("We decided to use RabbitMQ as the message broker.")
+    t.assistant("Agreed, RabbitMQ.")
+    assert fire("SessionStart", dict(t.base, source="startup"))[0].returncode == 0
+    assert fire("Stop", t.base)[0].returncode == 0
+    rlm("ingest")  # captured while the RabbitMQ branch was current
+    assert any("RabbitMQ" in c["content"] for c in typed(isolated_memory))
+    t.user("We decided to use Redis streams as the message broker.", parent=fork)  # the person rewound
+    t.assistant("Agreed, Redis streams.")
+    assert fire("SessionEnd", dict(t.base, reason="other"))[0].returncode == 0
+    rlm("ingest")
+    current = " ".join(c["content"] for c in typed(isolated_memory))
+    assert "Redis streams" in current and "RabbitMQ" not in current
+    kept = [c for c in ChunkStore(isolated_memory).layout.iter_chunks() if "RabbitMQ" in c["content"]]
+    assert kept and all(c["metadata"].get("status") == "retracted" for c in kept)  # kept for the record only
+    answer = prompt_context(Transcript(tmp_path / "r2.jsonl", "r2", projects["alpha"]),
+                            "Which message broker does the mailer use?")
+    assert "Redis streams" in answer and "RabbitMQ" not in answer
