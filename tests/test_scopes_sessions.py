@@ -7,6 +7,7 @@ import subprocess
 import pytest
 from harness.claude_code import BUNDLE_ROOT, fire
 
+from brain.hud.textwidth import display_width
 from brain.scripts import ChunkStore
 
 RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")
@@ -248,3 +249,80 @@ def test_only_the_active_branch_of_a_rewound_conversation_counts(tmp_path, proje
     answer = prompt_context(Transcript(tmp_path / "r2.jsonl", "r2", projects["alpha"]),
                             "Which message broker does the mailer use?")
     assert "Redis streams" in answer and "RabbitMQ" not in answer
+
+
+# ---------------------------------------------------------------- 5. the LiveHud tells the truth
+def hud_of(context: str) -> list:
+    lines = context.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("╔"))
+    bottom = next(i for i, line in enumerate(lines) if line.startswith("╚"))
+    box = lines[top:bottom + 1]
+    assert all(display_width(line) == 80 for line in box) and "\ufe0f" not in "".join(box)  # equal widths
+    return box
+
+
+def gauge(box, name: str) -> str:
+    line = next(line for line in box if f" {name}:" in line)
+    value = line.split(f" {name}:", 1)[1]
+    return (value if name == "Memory" else value.split("│")[0]).strip(" ║")
+
+
+def test_the_livehud_follows_the_session(tmp_path, projects, isolated_memory):
+    t = Transcript(tmp_path / "h.jsonl", "h", projects["alpha"])
+    box = hud_of(start_context(t))
+    assert gauge(box, "Present") == "Awaiting the first task" and gauge(box, "Tools") == "Standby"
+    assert "Session: New" in box[2]
+    t.user("Fix the flaky login test")
+    t.assistant("Running it.", tools=[("Bash", {"command": "ls tests"}, "test_login.py", False)])
+    t.assistant("Now the test itself.")
+    t._add("assistant", {"role": "assistant", "content": [
+        {"type": "tool_use", "id": "run-1", "name": "Bash", "input": {"command": "pytest tests/test_login.py"}}]})
+    box = hud_of(prompt_context(t, "Set Humor to 70%"))  # a slider command redraws the HUD mid-session
+    assert gauge(box, "Present") == "Fix the flaky login test" and gauge(box, "Tools") == "Verifying"
+    t._add("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "run-1",
+                                                 "content": "1 failed", "is_error": True}]})
+    box = hud_of(fire("SessionStart", dict(t.base, source="resume"))[0].context)
+    assert gauge(box, "Present") == "Fix the flaky login test" and gauge(box, "Tools") == "Blocked"
+    assert "Session: Active" in box[2]
+    t.user("Now update the changelog")
+    box = hud_of(fire("SessionStart", dict(t.base, source="compact"))[0].context)
+    assert gauge(box, "Present") == "Now update the changelog" and gauge(box, "Tools") == "Standby"
+
+
+def test_the_livehud_counts_only_real_pending_capture(tmp_path, projects, isolated_memory):
+    for n in range(4):  # transcripts from before rlm-mem: nothing of them is pending
+        Transcript(tmp_path / f"old{n}.jsonl", f"old{n}", projects["alpha"]).user("Let's tidy the imports.")
+    t = Transcript(tmp_path / "p.jsonl", "p", projects["alpha"])
+    assert gauge(hud_of(start_context(t)), "Memory").endswith("0 pending write")
+    t.user("We decided to keep invoices for ten years.")
+    assert fire("Stop", t.base)[0].returncode == 0  # queued; no worker (RLM_MEM_BACKGROUND=0)
+    later = Transcript(tmp_path / "q.jsonl", "q", projects["alpha"])
+    assert gauge(hud_of(start_context(later)), "Memory").endswith("1 pending write")
+    rlm("ingest")
+    assert gauge(hud_of(start_context(later)), "Memory").endswith("0 pending write")
+
+
+def test_the_livehud_says_when_memory_cannot_be_written(tmp_path, projects, monkeypatch):
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where the memory folder's parent should be")
+    monkeypatch.setenv("RLM_MEM_DIR", str(blocker / "memory"))  # cannot be created, even by root
+    t = Transcript(tmp_path / "u.jsonl", "u", projects["alpha"])
+    box = hud_of(start_context(t))
+    assert gauge(box, "Past") == "No memory access" and gauge(box, "Memory") == "Inaccessible"
+    assert "Inaccessible" in rlm("hud", cwd=projects["alpha"])
+
+
+def test_rlm_mem_hud_in_a_shell_and_in_a_session(tmp_path, projects, isolated_memory, monkeypatch):
+    outside = rlm("hud", cwd=projects["alpha"])
+    assert "Session: None" in outside and "No session under way" in outside
+    env_file = tmp_path / "claude-env"
+    env_file.write_text("")
+    t = Transcript(tmp_path / "in.jsonl", "in", projects["alpha"])
+    t.user("Add a dark theme to the settings page")
+    run = fire("SessionStart", dict(t.base, source="startup"), env=dict(os.environ, CLAUDE_ENV_FILE=str(env_file)))
+    assert run[0].returncode == 0
+    exported = dict(line[len("export "):].split("=", 1) for line in env_file.read_text().splitlines())
+    monkeypatch.setenv("RLM_MEM_TRANSCRIPT", exported["RLM_MEM_TRANSCRIPT"].strip("'"))
+    monkeypatch.setenv("CLAUDECODE", "1")  # what Claude Code's Bash tool runs with
+    inside = rlm("hud", cwd=projects["alpha"])
+    assert "Session: Active" in inside and "Add a dark theme to the settings page" in inside

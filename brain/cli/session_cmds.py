@@ -14,6 +14,7 @@ from brain.context.project import project_id, set_memory_enabled
 from brain.hud import state as hudlib
 from brain.hud.render import render_statusline
 from brain.hud.state import load_hud_state
+from brain.context.dependencies import ENV_TRANSCRIPT
 from brain.session.brief import current_brief, hud_text
 from brain.session.maintenance import after_capture
 from brain.setup.install import install as do_install
@@ -244,7 +245,10 @@ def _brief(env, cwd=None) -> dict:
 
 
 def _render_hud(env) -> str:
-    class _NoSession:
-        transcript_path = ""
+    """Inside a Claude Code session (its Bash tool: CLAUDECODE=1, and the transcript the SessionStart hook
+    exported) the session's LiveHud; in a plain shell "Session: None"."""
+    class _Session:
+        transcript_path = os.environ.get(ENV_TRANSCRIPT, "")
 
-    return hud_text(env.root, _NoSession(), active=True, brief=_brief(env))
+    inside = bool(_Session.transcript_path) or os.environ.get("CLAUDECODE") == "1"
+    return hud_text(env.root, _Session(), active=True if inside else None, brief=_brief(env))

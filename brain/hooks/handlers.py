@@ -6,7 +6,7 @@ must stay near a bare interpreter start, so neither pays for what only the other
 """
 import os
 
-from brain.context.dependencies import ENV_PLUGIN_DATA
+from brain.context.dependencies import ENV_PLUGIN_DATA, ENV_TRANSCRIPT
 from brain.context.resolve import resolve
 from brain.hooks.io import envelope
 from brain.hud.sliders import COMMAND_WORDS
@@ -21,16 +21,26 @@ class MemoryUnwritable(Exception):
     """SessionEnd could not queue this session for capture: nothing was saved."""
 
 
-def _share_plugin_data() -> None:
-    """Tell the commands Claude runs (its Bash tool gets no plugin variables) where the plugin's data folder is:
+def _quoted(value: str) -> str:
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _share_with_bash(inp) -> None:
+    """Tell the commands Claude runs (its Bash tool gets no plugin variables) where the plugin's data folder is,
+    and which transcript is this session's (`rlm-mem hud` draws the session's own task and tools from it):
     Claude Code sources what a SessionStart hook appends to CLAUDE_ENV_FILE before each of them."""
-    data, env_file = os.environ.get("CLAUDE_PLUGIN_DATA"), os.environ.get("CLAUDE_ENV_FILE")
-    if not data or not env_file:
+    env_file = os.environ.get("CLAUDE_ENV_FILE")
+    if not env_file:
         return
-    quoted = "'" + data.replace("'", "'\\''") + "'"
+    data = os.environ.get("CLAUDE_PLUGIN_DATA")
+    lines = f"export {ENV_PLUGIN_DATA}={_quoted(data)}\n" if data else ""
+    if inp.transcript_path:
+        lines += f"export {ENV_TRANSCRIPT}={_quoted(inp.transcript_path)}\n"
+    if not lines:
+        return
     try:
         with open(env_file, "a", encoding="utf-8") as fh:
-            fh.write(f"export {ENV_PLUGIN_DATA}={quoted}\n")
+            fh.write(lines)
     except OSError:
         pass  # the command line then says which folder it uses (`rlm-mem where`)
 
@@ -38,7 +48,7 @@ def _share_plugin_data() -> None:
 def session_start(inp):
     from brain.session.brief import build_session_context  # the brief, the HUD and the worker start
 
-    _share_plugin_data()
+    _share_with_bash(inp)
     context = resolve(inp.project_dir or None)
     if context.disabled:
         return None

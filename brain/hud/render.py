@@ -7,6 +7,10 @@ from brain.util.text import one_line
 WIDTH = 80
 INNER = WIDTH - 2  # between the two ║
 BAR_CELLS = 20  # one cell per 5%
+# 👀 rather than the protocol's 👁️: an emoji with a variation selector is drawn one column narrow by many
+# terminals, and the box's right edge then breaks; 👀 is two columns everywhere (so is the Morality slider's 😇).
+PRESENT_EMOJI = "👀"
+_SESSION = {True: "Active", False: "New", None: "None"}
 
 _NO_ACCESS = {"no_tool_access": "No tool access", "no_access": "No tool access", "no_memory_access": "No tool access",
               "inaccessible": "Inaccessible", "unavailable": "Inaccessible"}
@@ -81,9 +85,10 @@ def _gauge_row(branch: str, emoji: str, name: str, text: str) -> str:
     return head + truncate(text, INNER - 2 - display_width(head))
 
 
-def render_hud(*, session_active: bool, state: dict, past: str, present: str, future: str, loaded, pending,
+def render_hud(*, session_active, state: dict, past: str, present: str, future: str, loaded, pending,
                context: str = "Stable", tools: str = "Standby", vibe: str = None, memory_status: str = None) -> str:
-    """The full LiveHud box: every line exactly 80 terminal columns."""
+    """The full LiveHud box: every line exactly 80 terminal columns. `session_active`: True "Active", False "New",
+    None "None" (drawn outside a session)."""
     mode = state.get("mode") or "Base"
     no_access = _memory_status_text(memory_status)
     if no_access:
@@ -92,20 +97,21 @@ def render_hud(*, session_active: bool, state: dict, past: str, present: str, fu
         past_text = "Fresh session"
     else:
         past_text = gauge_words(past)
-    present_text = gauge_words(present) if one_line(present) else "Awaiting the first task"
+    present_text = gauge_words(present) if one_line(present) else \
+        ("No session under way" if session_active is None else "Awaiting the first task")
     future_text = gauge_words(future) if one_line(future) else "No next step recorded"
     memory_text = no_access or f"{loaded or 0} files loaded │ {pending or 0} pending write"
     rule = "═" * INNER
     lines = [
         "╔" + rule + "╗",
         "║" + _center("◈ RLM-MEM LIVEHUD ◈", INNER) + "║",
-        _line(f" Session: {'Active' if session_active else 'New'}  │  Mode: {one_line(mode)}"),
+        _line(f" Session: {_SESSION[session_active]}  │  Mode: {one_line(mode)}"),
         "╠" + rule + "╣",
         *(_line(row) for row in _slider_rows(state)),
         "╠" + rule + "╣",
         _line(" MEMORY PROTOCOL"),
         _line(_gauge_row("├─", "🧠", "Past", past_text)),
-        _line(_gauge_row("├─", "👁️", "Present", present_text)),
+        _line(_gauge_row("├─", PRESENT_EMOJI, "Present", present_text)),
         _line(_gauge_row("└─", "🔮", "Future", future_text)),
         "╠" + rule + "╣",
         _line(" SYSTEM STATE"),

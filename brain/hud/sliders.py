@@ -12,7 +12,7 @@ SLIDERS = (
     Slider("Verbosity_Boost", "Verbosity", "🔊", 28),
     Slider("Humor_Amp", "Humor", "😂", 45),
     Slider("Creativity_Pulse", "Creativity", "🎨", 55),
-    Slider("Morality_Compass", "Morality", "⚖️", 60),
+    Slider("Morality_Compass", "Morality", "😇", 60),  # not ⚖️: see PRESENT_EMOJI in render.py
     Slider("Directness_Filter", "Directness", "🎯", 65),
     Slider("Tech_Depth", "Technicality", "🔬", 50),
 )

@@ -17,7 +17,7 @@ from brain.hud.render import render_hud
 from brain.hud.state import load_hud_state
 from brain.index.fingerprint import month_fingerprint
 from brain.recall.depth import summary_line
-from brain.session.usage import context_use
+from brain.session.usage import session_view
 from brain.util.files import atomic_write_json, read_json
 from brain.util.text import clip
 
@@ -60,12 +60,29 @@ def gauges(rows) -> dict:
     return {"past": past, "intent": _intent(last), "future": future, "loaded": len(rows)}
 
 
-def hud_text(root, inp, *, active: bool, brief: dict, memory_status=None) -> str:
+def memory_writable(root) -> bool:
+    """Whether memory can be written at `root`: it is a writable folder, or the nearest folder above it that exists
+    is (so it can be made). A file in the way, or no permission, is "Inaccessible" in the LiveHud."""
+    path = os.path.abspath(os.fspath(root))
+    while not os.path.exists(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+    return os.path.isdir(path) and os.access(path, os.W_OK | os.X_OK)
 
+
+def hud_text(root, inp, *, active, brief: dict, memory_status=None) -> str:
+    """The LiveHud of this session: `active` True (a session under way), False (one starting) or None (drawn
+    outside any session: `rlm-mem hud` in a shell). Present, Tools and Context come from the session's
+    transcript; Past and Future from the brief."""
+    view = session_view(inp.transcript_path)
+    if memory_status is None and not memory_writable(root):
+        memory_status = "Inaccessible"
     return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
-                      present=brief.get("intent", "") if active else "", future=brief.get("future", ""),
-                      loaded=brief.get("loaded", 0), pending=pending_count(root),
-                      context=context_use(inp.transcript_path), memory_status=memory_status)
+                      present=view["task"], future=brief.get("future", ""), loaded=brief.get("loaded", 0),
+                      pending=pending_count(root), context=view["context"], tools=view["tools"],
+                      memory_status=memory_status)
 
 
 def _row_dict(row) -> dict:
@@ -227,7 +244,7 @@ def current_brief(root, project, *, max_sensitivity: str = "medium", writable: b
 
 def build_session_context(root, project, inp, *, max_sensitivity: str = "medium") -> str:
     memory_status = None
-    if os.path.isdir(root) and not os.access(root, os.W_OK):
+    if not memory_writable(root):
         memory_status = "Inaccessible"
     else:
         from brain.session.background import at_session_start  # queue earlier sessions, start the worker
