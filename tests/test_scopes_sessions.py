@@ -326,3 +326,15 @@ def test_rlm_mem_hud_in_a_shell_and_in_a_session(tmp_path, projects, isolated_me
     monkeypatch.setenv("CLAUDECODE", "1")  # what Claude Code's Bash tool runs with
     inside = rlm("hud", cwd=projects["alpha"])
     assert "Session: Active" in inside and "Add a dark theme to the settings page" in inside
+
+
+@pytest.mark.parametrize("args, says", [
+    (["ingest", "--since", "2026-01-01"], "--since goes with --backfill"),
+    (["ingest", "--backfill", "--since", "last tuesday", "."], "not an ISO date"),
+    (["ingest", "--backfill", "no/such/folder"], "no transcript or folder at"),
+    (["scope", "chunk-2026-01-01-00000000", "team"], "Invalid value"),
+])
+def test_bad_backfill_and_scope_arguments_say_what_is_wrong(args, says, projects, isolated_memory):
+    p = subprocess.run([RLM, *args], capture_output=True, text=True, env=os.environ.copy(), cwd=projects["alpha"],
+                       timeout=60)
+    assert p.returncode != 0 and says in p.stderr and "Traceback" not in p.stderr, p.stderr

@@ -441,7 +441,7 @@ def parse_transcript(path, start_offset: int = 0, max_bytes: int | None = None, 
 def start_cwd(path, max_lines: int = 50) -> str | None:
     """The folder the session started in: the first `cwd` among the transcript's first lines (None if none)."""
     try:
-        with open(path, "rb") as f:
+        with open(open_regular(path), "rb") as f:  # never a FIFO or a device
             for _ in range(max_lines):
                 line = f.readline(1 << 20)
                 if not line:
@@ -484,7 +484,7 @@ def _is_prompt(record: dict) -> bool:
 def _scan_nodes(path, end: int) -> dict:
     """The chain links of every record before byte `end` (only read when a rewind reaches back there)."""
     nodes: dict[str, tuple] = {}
-    with open(path, "rb") as f:
+    with open(open_regular(path), "rb") as f:
         data = f.read(end)
     for _, line in _iter_lines(data, 0):
         if b'"uuid"' not in line:
