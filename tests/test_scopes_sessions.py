@@ -338,3 +338,24 @@ def test_bad_backfill_and_scope_arguments_say_what_is_wrong(args, says, projects
     p = subprocess.run([RLM, *args], capture_output=True, text=True, env=os.environ.copy(), cwd=projects["alpha"],
                        timeout=60)
     assert p.returncode != 0 and says in p.stderr and "Traceback" not in p.stderr, p.stderr
+
+
+def test_a_session_whose_end_never_came_is_ended_after_an_hour_of_quiet(tmp_path, projects, isolated_memory):
+    from brain.capture.queue import SESSION_IDLE, seen_session, unfinished_sessions
+
+    t = Transcript(tmp_path / "quiet.jsonl", "quiet", projects["alpha"])
+    t.user("We decided to keep invoices for ten years.")
+    assert fire("SessionStart", dict(t.base, source="startup"))[0].returncode == 0
+    changed = os.stat(t.path).st_mtime
+    assert unfinished_sessions(isolated_memory, "other", now=changed + 60) == [("quiet", str(t.path), False)]
+    assert unfinished_sessions(isolated_memory, "other", now=changed + SESSION_IDLE) == [("quiet", str(t.path), True)]
+    os.utime(t.path, (changed - SESSION_IDLE, changed - SESSION_IDLE))
+    later = Transcript(tmp_path / "later.jsonl", "later", projects["alpha"])
+    run_session(later)  # its start queues the quiet session as ended: captured with its session record
+    assert any(c["metadata"].get("kind") == "session" and c["metadata"].get("conversation_id") == "quiet"
+               for c in ChunkStore(isolated_memory).layout.iter_chunks())
+    assert seen_session(isolated_memory, "quiet") == {}  # captured to its end: no sweep looks at it again
+    gone = Transcript(tmp_path / "gone.jsonl", "gone", projects["alpha"])
+    assert fire("SessionStart", dict(gone.base, source="startup"))[0].returncode == 0
+    os.unlink(gone.path)
+    assert unfinished_sessions(isolated_memory, "other") == [] and seen_session(isolated_memory, "gone") == {}

@@ -50,7 +50,7 @@ def enqueue(root, session_id: str, transcript_path: str, *, cwd: str | None = No
     entry = {"session_id": session_id, "transcript_path": os.fspath(transcript_path), "cwd": cwd, "final": final,
              "enqueued": time.time()}
     # No fsync (SessionEnd's budget is 1.5 s for every hook, and a loaded disk can take most of it): an entry a
-    # power cut loses is found again at the next session start (uncaptured_siblings), nothing is lost.
+    # power cut loses is found again at the next session start (unfinished_sessions), nothing is lost.
     atomic_write_json(path, entry, indent=None, fsync=False)
     return path
 
@@ -163,8 +163,10 @@ def seen_sessions(root) -> list:
 
 
 def unfinished_sessions(root, current_session: str, now: float | None = None) -> list:
-    """(session id, transcript path) of sessions rlm-mem saw that are not captured to their end: grown past what
-    was captured, or quiet for SESSION_IDLE seconds without a SessionEnd (Ctrl+C, a crash, a closed terminal)."""
+    """(session id, transcript path, ended) of sessions rlm-mem saw that are not captured to their end: grown past
+    what was captured (perhaps still going in another terminal: ended False), or quiet for SESSION_IDLE seconds
+    without a SessionEnd (Ctrl+C, a crash, a closed terminal: ended True, so its session record is made). The
+    record of a session whose transcript is gone is dropped: nothing is left to capture."""
     now = time.time() if now is None else now
     out = []
     for record in seen_sessions(root):
@@ -173,12 +175,16 @@ def unfinished_sessions(root, current_session: str, now: float | None = None) ->
             continue
         try:
             info = os.stat(path)
+        except FileNotFoundError:
+            end_session(root, sid)  # Claude Code deleted it (cleanupPeriodDays)
+            continue
         except OSError:
-            continue  # Claude Code deleted it (cleanupPeriodDays): nothing left to capture
+            continue
         if not stat.S_ISREG(info.st_mode):
             continue  # a FIFO or a device named *.jsonl is never queued
-        if captured_offset(root, sid).get("offset", 0) < info.st_size or now - info.st_mtime >= SESSION_IDLE:
-            out.append((sid, path))
+        ended = now - info.st_mtime >= SESSION_IDLE
+        if ended or captured_offset(root, sid).get("offset", 0) < info.st_size:
+            out.append((sid, path, ended))
     return out
 
 

@@ -65,8 +65,8 @@ def at_session_start(root, transcript_path: str, session_id: str, project) -> bo
     end was missed, start the worker, and gardening when due. Never waits. False when memory cannot be written."""
     try:
         note_session(root, session_id, transcript_path, project, started=True)
-        for sid, path in unfinished_sessions(root, session_id)[:MAX_UNFINISHED]:
-            enqueue(root, sid, path, final=True)
+        for sid, path, ended in unfinished_sessions(root, session_id)[:MAX_UNFINISHED]:
+            enqueue(root, sid, path, final=ended)
     except OSError:
         return False  # unwritable memory: the HUD says so; capture will hand out candidates at session end
     # capture to do, packages to install before it (the worker does that first), or derived data to bring current
