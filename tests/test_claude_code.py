@@ -114,6 +114,15 @@ def test_continue_goes_on_with_memory_and_is_captured(run):
     assert _decisions(run) == run.decisions, "capturing the continued session stored session 1's decision again"
 
 
+def test_an_answer_from_recalled_memory_and_a_failed_command_are_marked(run):  # issue 15
+    chunks = [json.loads(p.read_text()) for p in (run.memory_root / "chunks").rglob("*.json")]
+    answer = [c for c in chunks if c["content"].startswith("The billing database listens on port 5433.")]
+    # Claude Code keeps the hook's context in the transcript: capture sees the answer repeat it, a note, no fact
+    assert answer and all(c["type"] == "note" and "recalled" in c["tags"] for c in answer), answer
+    records = [c for c in chunks if c["metadata"].get("kind") == "session" and FAILING in c["content"]]
+    assert records and all(f"`{FAILING}` (failed)" in c["content"] for c in records), records
+
+
 def test_hooks_ran_without_errors(run, capsys):
     runs = [r for s in run.sessions for r in s.hook_runs()]
     assert {event for event, _, _ in runs} >= {"SessionStart", "UserPromptSubmit", "Stop"}

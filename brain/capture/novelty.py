@@ -2,11 +2,14 @@
 what rlm-mem recalled into the session, a memory that restates one already stored.
 
 A restatement keeps every value of the memory it repeats (5433 is not 5434, staging.example.dev is not
-api.example.dev) and most of its other words; a value the stored memory lacks makes the statement new. Stdlib
+api.example.dev) and most of its other words, a word counting as any word for the same idea (recall/lexicon:
+"the billing database listens on port 5433" repeats "billing uses Postgres 16 on port 5433"); a value the stored
+memory lacks makes the statement new. Stdlib
 only: extract.py (which hooks may load) uses the word helpers.
 """
 import re
 
+from brain.recall.lexicon import idea
 from brain.util.sqlite import sqlite3
 from brain.util.text import STOPWORDS
 
@@ -29,7 +32,13 @@ def values(words: set) -> set:
     return {w for w in words if any(ch in _VALUE_CHARS for ch in w)}
 
 
+def ideas(words: set) -> set:
+    """Each word as the idea it stands for (postgres and database are one), values as they are."""
+    return {idea(w) for w in words}
+
+
 def _repeats(words: set, other: set, share: float) -> bool:
+    words, other = ideas(words), ideas(other)
     return bool(words) and values(words) <= other and len(words & other) >= share * len(words)
 
 
