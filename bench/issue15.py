@@ -186,9 +186,13 @@ def locomo(tree: Path, folder: Path, data: list) -> dict:
     rlm(tree, env, "ingest", *paths)
     memories = typed(memory)
     facts = groups(memories)
+    turns = [c for c in json_chunks(memory) if c["metadata"].get("kind") == "turn"]
+    asked = [c for c in turns if c["content"].strip().splitlines()[-1].rstrip(" )\"'*_").endswith("?")]
     return {"sessions": len(paths), "typed memories": len(memories), "stated facts (groups)": facts,
             "typed memories per stated fact": round(len(memories) / max(1, facts), 3),
-            "of them scope user": sum(1 for c in memories if c["metadata"].get("scope") == "user")}
+            "of them scope user": sum(1 for c in memories if c["metadata"].get("scope") == "user"),
+            "turns": len(turns), "turns that ask": len(asked),
+            "turns that ask stored as facts": sum(1 for c in asked if c["type"] == "fact")}
 
 
 def main() -> int:
