@@ -14,7 +14,8 @@ def isolated_memory(tmp_path, monkeypatch):
     monkeypatch.setenv("RLM_MEM_DIR", str(memory))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     for name in ("CLAUDE_PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT", "RLM_MEM_DISABLE", "RLM_MEM_PROJECT",
-                 "CLAUDE_PROJECT_DIR", "RLM_MEM_MAX_SENSITIVITY"):
+                 "CLAUDE_PROJECT_DIR", "RLM_MEM_MAX_SENSITIVITY", "CLAUDECODE", "RLM_MEM_TRANSCRIPT",
+                 "CLAUDE_ENV_FILE"):
         monkeypatch.delenv(name, raising=False)
     return memory
 
