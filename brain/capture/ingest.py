@@ -34,6 +34,7 @@ from brain.store.episodes import append_episode
 from brain.store.lifecycle import find_duplicate, reinforce, retract
 from brain.util.errors import StoreBusy, StoreUnwritable
 from brain.util.files import append_line, ensure_dir, owner_lock, read_json, try_acquire
+from brain.util.text import sentences
 from brain.util.timestamps import normalize_timestamp
 
 FAILURES_LOG = "capture-failures.log"  # in state/: one line per queued transcript dropped after a failure
@@ -73,10 +74,16 @@ def _turn_files(turn) -> list:
     return sorted({u.file_path for u in turn.tool_uses if u.file_path})[:50]
 
 
+_FILLER_WORDS = 4  # "Thanks!", "Great, that works." before a question state nothing worth a fact
+
+
 def _is_question(text: str) -> bool:
-    """A turn that ends by asking (its last line ends with a question mark)."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return bool(lines) and lines[-1].rstrip(" )\"'*_").endswith("?")
+    """A turn that only asks: it ends with a question, and every sentence before it is a question too or filler
+    of a few words. ("I went hiking with my family. Have you been?" still states where it went.)"""
+    parts = sentences(text)
+    if not parts or not parts[-1].rstrip(" )\"'*_").endswith("?"):
+        return False
+    return all(p.rstrip(" )\"'*_").endswith("?") or len(p.split()) < _FILLER_WORDS for p in parts)
 
 
 def _turn_marks(turn, recalled: Recalled) -> tuple:
