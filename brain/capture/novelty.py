@@ -23,8 +23,10 @@ RESTATED_SHARE = 0.8  # of a memory's words found in one stored memory (with all
 
 
 def content_words(text: str) -> set:
-    """The words of `text` that carry meaning (no stopwords, nothing under three characters), lower-cased."""
-    return {w.rstrip(".:-") for w in _WORD.findall(text.lower()) if len(w) > 2 and w not in STOPWORDS}
+    """The words of `text` that carry meaning (no stopwords, nothing under three characters unless it holds a
+    digit: "41 passed" is not "9 passed", Postgres 16 is not 15), lower-cased."""
+    return {w.rstrip(".:-") for w in _WORD.findall(text.lower())
+            if (len(w) > 2 and w not in STOPWORDS) or any(ch.isdigit() for ch in w)}
 
 
 def values(words: set) -> set:
