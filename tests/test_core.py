@@ -128,12 +128,13 @@ def test_selection_at_100k_chunks_walks_indexes_not_the_table(tmp_path):
     assert steps["n"] * 100 < 2_000_000, steps  # a scan of 100k rows costs tens of millions of steps
 
 
-def test_core_digest_stays_in_budget_on_10000_chunks(store):
+def test_core_digest_stays_in_budget_on_5000_chunks(store):
+    """(Selection at 100k is test_selection_at_100k_chunks_walks_indexes_not_the_table; here the budget.)"""
     rnd = random.Random(3)
     words = "cache deploy schema index token budget hook session python sqlite docker ci release review".split()
     kinds = [("memory", "fact"), ("decision", "decision"), ("preference", "preference"), ("correction", "fact"),
              ("learning", "pattern"), ("memory", "note")]
-    for batch in range(10):
+    for batch in range(5):
         specs = []
         for i in range(1000):
             kind, chunk_type = rnd.choice(kinds)
