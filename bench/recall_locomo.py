@@ -144,6 +144,25 @@ def share_found(evidence: list, context: str) -> float:
     return sum(found(e, flat, grams) for e in evidence) / len(evidence)
 
 
+def _match_query(question: str) -> str:
+    """An FTS5 OR-query of the question's words (baseline stopwords out), or "" when none is left."""
+    words = dict.fromkeys(w for w in TOKEN.findall(question.lower()) if w not in BASELINE_STOP)
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def _fill(bodies, chars: int) -> str:
+    """Bodies in rank order up to `chars` (each plus a newline); one partial body when the first does not fit."""
+    picked, used = [], 0
+    for body in bodies:
+        if used + len(body) + 1 > chars:
+            if not picked:
+                picked.append(body[:chars])
+            break
+        picked.append(body)
+        used += len(body) + 1
+    return "\n".join(picked)
+
+
 class Baseline:
     """BM25 over single turns, filled in rank order up to a character allowance (one partial turn if none fits)."""
 
@@ -153,19 +172,11 @@ class Baseline:
         self.db.executemany("INSERT INTO turns(body) VALUES (?)", [(line,) for line in lines])
 
     def context(self, question: str, chars: int) -> str:
-        words = list(dict.fromkeys(w for w in TOKEN.findall(question.lower()) if w not in BASELINE_STOP))
-        if not words or chars <= 0:
+        query = _match_query(question)
+        if not query or chars <= 0:
             return ""
-        query = " OR ".join(f'"{w}"' for w in words)
-        picked, used = [], 0
-        for (body,) in self.db.execute("SELECT body FROM turns WHERE turns MATCH ? ORDER BY rank LIMIT 300", (query,)):
-            if used + len(body) + 1 > chars:
-                if not picked:
-                    picked.append(body[:chars])
-                break
-            picked.append(body)
-            used += len(body) + 1
-        return "\n".join(picked)
+        rows = self.db.execute("SELECT body FROM turns WHERE turns MATCH ? ORDER BY rank LIMIT 300", (query,))
+        return _fill((body for (body,) in rows), chars)
 
 
 class WindowBaseline:
@@ -185,25 +196,21 @@ class WindowBaseline:
                             [(n, "\n".join(w)) for n, w in enumerate(self.windows)])
 
     def context(self, question: str, chars: int) -> str:
-        words = list(dict.fromkeys(w for w in TOKEN.findall(question.lower()) if w not in BASELINE_STOP))
-        if not words or chars <= 0:
+        query = _match_query(question)
+        if not query or chars <= 0:
             return ""
-        query = " OR ".join(f'"{w}"' for w in words)
-        picked, used, shown = [], 0, set()
-        for (rowid,) in self.db.execute("SELECT rowid FROM windows WHERE windows MATCH ? ORDER BY rank LIMIT 300",
-                                        (query,)):
+        rows = self.db.execute("SELECT rowid FROM windows WHERE windows MATCH ? ORDER BY rank LIMIT 300", (query,))
+        return _fill(self._unshown(rowid for (rowid,) in rows), chars)
+
+    def _unshown(self, rowids):
+        """Each window as the lines not yet given (a window with none left is skipped). _fill stops at the first
+        body it cannot take, so marking a body shown when it is handed over is the same as when it is taken."""
+        shown = set()
+        for rowid in rowids:
             fresh = [line for line in self.windows[rowid] if line not in shown]
-            if not fresh:
-                continue
-            body = "\n".join(fresh)
-            if used + len(body) + 1 > chars:
-                if not picked:
-                    picked.append(body[:chars])
-                break
-            picked.append(body)
-            used += len(body) + 1
-            shown.update(fresh)
-        return "\n".join(picked)
+            if fresh:
+                shown.update(fresh)
+                yield "\n".join(fresh)
 
 
 def injected(root: Path, project: str, prompt: str, budget: int) -> tuple:
