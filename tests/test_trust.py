@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from harness.claude_code import BUNDLE_ROOT, fire, hook_commands
+from harness.claude_code import BUNDLE_ROOT, fire
 from harness.trust_corpus import corpus, leaks, positives, write_everywhere
 
 from brain.cli.main import cli
@@ -356,17 +356,13 @@ def _hook_cpu(event, payload, env):
     """Run one hook as Claude Code does; (its run, CPU seconds, peak kB of its process tree). The peak is the
     hook's own, measured by a small /usr/bin/time around it: this process's RUSAGE_CHILDREN keeps the largest
     child it ever waited for (pip in another test), and a child forked from pytest starts at pytest's size."""
-    (command, timeout), = hook_commands(event, payload)
-    data = json.dumps(dict(payload, hook_event_name=event)).encode("utf-8")
-    full_env = dict(env, CLAUDE_PLUGIN_ROOT=str(BUNDLE_ROOT))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     with tempfile.NamedTemporaryFile("r") as peak:
-        p = subprocess.run(["/usr/bin/time", "-q", "-f", "%M", "-o", peak.name, "bash", "-c", command], input=data,
-                           capture_output=True, env=full_env, timeout=timeout, cwd=payload.get("cwd"))
+        run = fire(event, payload, env=env, prefix=("/usr/bin/time", "-q", "-f", "%M", "-o", peak.name))[0]
         peak_kb = int(peak.read().split()[-1])
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return p, cpu, peak_kb
+    return run, cpu, peak_kb
 
 
 @pytest.mark.skipif(not os.path.exists("/usr/bin/time"), reason="measures the hook's peak with /usr/bin/time")
@@ -379,9 +375,8 @@ def test_a_transcript_that_is_not_a_file_is_refused_before_any_read(tmp_path, fi
         payload = {"session_id": "x", "transcript_path": target, "cwd": str(project), "prompt": "port?",
                    "source": "startup", "reason": "exit"}
         run, cpu, peak_kb = _hook_cpu(event, payload, env)
-        stderr = run.stderr.decode("utf-8", "replace")
-        assert run.returncode == 0, stderr
-        assert len(stderr.splitlines()) == 1 and "not a regular file" in stderr, stderr
+        assert run.returncode == 0, run.stderr
+        assert len(run.stderr.splitlines()) == 1 and "not a regular file" in run.stderr, run.stderr
         assert cpu < 2.0 and peak_kb < 200_000  # reading /dev/zero took 24 GB; a FIFO held the hook 8 s
     assert not list((isolated_memory / "state" / "queue").glob("*.json"))
 

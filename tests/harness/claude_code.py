@@ -59,15 +59,16 @@ def hook_commands(event: str, payload: dict, bundle_root: Path = BUNDLE_ROOT) ->
 
 
 def fire(event: str, payload: dict, *, env: dict | None = None, bundle_root: Path = BUNDLE_ROOT,
-         stdin: bytes | None = None) -> list:
-    """Run every matching hook for `event`; returns one HookRun per command."""
+         stdin: bytes | None = None, prefix=()) -> list:
+    """Run every matching hook for `event`; returns one HookRun per command. `prefix`: a command the hook runs
+    under (such as /usr/bin/time)."""
     runs = []
     full_env = dict(os.environ if env is None else env, CLAUDE_PLUGIN_ROOT=str(bundle_root))
     data = stdin if stdin is not None else json.dumps(dict(payload, hook_event_name=event)).encode("utf-8")
     for command, timeout in hook_commands(event, payload, bundle_root):
         t0 = time.perf_counter()
         try:
-            p = subprocess.run(["bash", "-c", command], input=data, capture_output=True, env=full_env,
+            p = subprocess.run([*prefix, "bash", "-c", command], input=data, capture_output=True, env=full_env,
                                timeout=timeout, cwd=payload.get("cwd") or None)
             runs.append(HookRun(event, p.returncode, p.stdout.decode("utf-8", "replace"),
                                 p.stderr.decode("utf-8", "replace"), time.perf_counter() - t0))
