@@ -196,6 +196,66 @@ def test_files_named_in_the_prompt_pull_in_memories_about_them(store):
     assert ids(ask(store, "anything to know before editing?", files=["/repo/src/lexer/tokenize.py"]))[0] == about.id
 
 
+def test_a_file_name_finds_its_memories_through_the_index_and_is_gone_with_them(store):
+    from brain.index import search_index
+
+    about = store.create_chunk("Rewrote the N+1 queries with select_related",
+                               metadata={"project": "app", "files": ["src/comments/models.py", "src/comments/"]})
+    other = store.create_chunk("Renamed the field on the admin form",
+                               metadata={"project": "app", "files": ["src/comments/old_models.py"]})
+    conn = search_index.connect(store.root, readonly=True)
+    try:
+        assert recall_mod._file_rows(conn, {"models.py"}) == {
+            conn.execute("SELECT rowid FROM chunks WHERE id=?", (about.id,)).fetchone()[0]}  # a suffix is no name
+        assert sorted(conn.execute("SELECT name, id FROM file_names")) == sorted(
+            [("models.py", about.id), ("comments", about.id), ("old_models.py", other.id)])
+    finally:
+        conn.close()
+    assert ids(ask(store, "Can you look at comments/models.py, the queries are slow"))[0] == about.id
+    store.delete_chunk(about.id, permanent=True)
+    conn = search_index.connect(store.root, readonly=True)
+    try:
+        assert list(conn.execute("SELECT name FROM file_names")) == [("old_models.py",)]
+    finally:
+        conn.close()
+
+
+def test_recall_reads_chunks_by_key_never_by_walking_a_table(store, monkeypatch):
+    """Every query a prompt's recall makes on the chunks table seeks (its rowid, an index); none walks the table or
+    the kind index (each cost 15-50 ms a prompt at 100k memories before it was fixed, bench/run.py)."""
+    from brain.index import search_index
+
+    turns = []
+    for conv in range(6):
+        for i in range(30):
+            said = "the gateway listens on port 8443" if i % 6 == 0 else FILLER[(conv + i) % len(FILLER)]
+            turns.append(spec(f"turn {i} of talk {conv}: {said}", kind="turn", conv=f"talk-{conv}",
+                              days=40 - conv - i / 100,
+                              files=["src/comments/models.py"] if i % 7 == 0 else []))
+    store.create_many(turns + [spec(text) for text in FILLER])
+    seen = []
+    real = search_index.connect
+
+    def traced(root, **kw):
+        conn = real(root, **kw)
+        conn.set_trace_callback(seen.append)
+        return conn
+
+    monkeypatch.setattr(recall_mod, "connect", traced)
+    assert ask(store, "Which port does the gateway use? see comments/models.py").items
+    plans = {}
+    conn = real(store.root, readonly=True)
+    try:
+        for sql in seen:
+            if sql.lstrip().upper().startswith("SELECT") and " chunks" in sql:
+                plans[sql] = " | ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+    finally:
+        conn.close()
+    assert any("file_names" in sql for sql in plans) and any("rowid IN" in sql for sql in plans)
+    for sql, plan in plans.items():
+        assert "SCAN chunks" not in plan and "chunks_kind" not in plan, (sql[:120], plan)
+
+
 def test_pinned_and_tagged_memories_rank_higher(store):
     plain, pinned = store.create_many([spec("Use the blue theme for the admin dashboard"),
                                        spec("Use the green theme for the admin dashboard", pinned=True)])
