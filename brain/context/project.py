@@ -17,11 +17,11 @@ Off switch: `.rlm-mem.json` at the project root with `{"enabled": false}`, or `R
 environment. A config file that cannot be read counts as "off": it may be the person's attempt to switch memory off.
 """
 import os
-from collections import namedtuple
 
 from brain.util import fastjson
 from brain.util.errors import RlmMemError
 from brain.util.fasthash import sha256
+from brain.util.tuple_type import tuple_type
 
 CONFIG_NAME = ".rlm-mem.json"
 ENV_PROJECT = "RLM_MEM_PROJECT"
@@ -34,7 +34,7 @@ _TRUE = {"1", "true", "yes", "on"}
 #   name    readable: the repository folder name, or the explicit name
 #   root    the working-tree top (or the folder outside git), a str; None if cwd does not exist
 #   source  override | env | config | git | cwd
-ProjectInfo = namedtuple("ProjectInfo", "id name root source")
+ProjectInfo = tuple_type("ProjectInfo", "id name root source")
 
 
 class ProjectConfigError(RlmMemError, ValueError):
@@ -134,7 +134,7 @@ def read_config(root) -> dict:
 # Where a folder sits: `start` (resolved), `root` (the git working-tree top; outside git the nearest folder up to
 # the home folder holding a .rlm-mem.json, else `start` itself; None when `start` does not exist) and `common`
 # (the git common dir, None outside git).
-Place = namedtuple("Place", "start root common")
+Place = tuple_type("Place", "start root common")
 
 
 def locate(cwd) -> Place:

@@ -5,14 +5,14 @@ The off switch is decided before the memory root is looked for, so a disabled pr
 and nothing else. Hooks import this module: stdlib only.
 """
 import os
-from collections import namedtuple
 
 from brain.context.location import memory_root
 from brain.context.project import identify, load_config, locate, switched_off
+from brain.util.tuple_type import tuple_type
 
 # project: ProjectInfo; config: the project's .rlm-mem.json ({} when absent or unreadable); disabled: memory is off
 # here; root: the memory root (None when disabled); reason: why that root (or why memory is off).
-Context = namedtuple("Context", "project config disabled root reason")
+Context = tuple_type("Context", "project config disabled root reason")
 
 
 def resolve(cwd=None, *, explicit_root=None, project_override=None, env=None, root_when_off: bool = False) -> Context:

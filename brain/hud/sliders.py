@@ -3,9 +3,9 @@
 A table and nothing else: the prompt hook reads COMMAND_WORDS on every prompt to decide whether to load the
 command parser (brain/hud/state.py) at all.
 """
-from collections import namedtuple
+from brain.util.tuple_type import tuple_type
 
-Slider = namedtuple("Slider", "key label emoji default")  # not a dataclass: hooks import this module
+Slider = tuple_type("Slider", "key label emoji default")  # not a dataclass: hooks import this module
 
 
 SLIDERS = (
