@@ -421,8 +421,9 @@ def insert_many(conn: sqlite3.Connection, items: list) -> None:
 
 
 def file_names(files: str) -> set:
-    """The file names (last path parts) of a chunks.files value (paths, one a line)."""
-    return {path.rstrip("/").rsplit("/", 1)[-1] for path in files.split("\n") if path.strip("/")}
+    """The file names of a chunks.files value (paths, one a line): what follows each path's last "/", as recall
+    compares them (a folder's path, ending in "/", names no file)."""
+    return {path.rsplit("/", 1)[-1] for path in files.split("\n")} - {""}
 
 
 def set_mtimes(conn: sqlite3.Connection, pairs) -> None:
