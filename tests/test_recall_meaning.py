@@ -87,6 +87,20 @@ def test_the_billing_database_port_comes_back_in_the_next_session(tmp_path, proj
         assert prompt(project, text) == ""
 
 
+def test_a_named_files_extension_is_no_topic_word(tmp_path, project):
+    """A prompt naming a file the store has never heard of, about a topic it never saw, gets nothing, even though
+    memories name other .py files and say "see": "py" was a known word and let four unrelated turns through."""
+    captured(tmp_path, project, [("s1", 3, [
+        User("Let's see how the markdown renders in the preview."),
+        Assistant("You can see the headers and the code blocks render.", [Edit("docs/render.py", "", "RENDER = 1\n")]),
+        User("Can you add a timing decorator in timing.py?"),
+        Assistant("Added `timed` in utils/timing.py; see the example at the bottom.",
+                  [Edit("utils/timing.py", "", "def timed(f):\n    return f\n")]),
+    ])])
+    assert prompt(project, "which port does staging use? see comments/models.py") == ""
+    assert "timed" in prompt(project, "what's in timing.py again?")  # the file still finds its memories
+
+
 PORT_AND_QUEUE = [
     ("s1", 20, [
         User("Run the dev server on port 8087, 8000 is taken on my machine."),

@@ -320,10 +320,13 @@ class _Prompt:
             if self.dates:  # "13 May 2023" or "yesterday" is matched as a date, not as words
                 undated = without_dates(text, relative=True)
         words, runs = [], word_runs(undated.lower())
+        extensions = _extension_counts(undated) if "." in undated else {}
         self.wants = {QUESTION_VALUES[pair] for pair in zip(runs, runs[1:]) if pair in QUESTION_VALUES}
         for pair, one in PHRASES.items():  # "log in" is one idea: login
             runs = _joined(runs, pair, one)
         framing = {pair[1] for pair in zip(runs, runs[1:]) if pair in QUESTION_VALUES} | FRAMING
+        if extensions:  # "see comments/models.py": the file is matched by name; "py" alone is no topic
+            framing |= {ext for ext, count in extensions.items() if runs.count(ext) <= count}
         for word in runs:
             if word not in STOPWORDS and word not in framing and (len(word) > 1 or word.isdigit()) \
                     and word not in words:
@@ -367,6 +370,17 @@ def _file_names(text: str) -> set:
         if path and not path.rsplit("/", 1)[-1].lower().startswith(("e.g", "i.e")):
             names.add(path.rsplit("/", 1)[-1])
     return names
+
+
+def _extension_counts(text: str) -> dict:
+    """Lower-cased extension -> how many times it ends a file path in `text` ("models.py" counts "py")."""
+    counts = {}
+    for run in text.translate(_PATH_CHARS).split():
+        path = _file_path(run)
+        if path:
+            extension = path.rsplit(".", 1)[-1].lower()
+            counts[extension] = counts.get(extension, 0) + 1
+    return counts
 
 
 def _file_path(run: str):
