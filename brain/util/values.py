@@ -33,21 +33,30 @@ WEAK_SUBJECTS = frozenset("at to in on of for from by with and or the a an is ar
                            "than about around over under up down last next every each all some any only after "
                            "before since until step steps line lines page pages item items".split())
 
+# Cheap tests that a pattern cannot match (what each requires, found by a literal scan): most memories hold no URL,
+# many no digit, and the host pattern tries every word (a 100k-memory reindex runs these on every memory).
+_HOST_HINT = re.compile(r"\.(?:dev|io|com|net|org|app|cloud|co|ai|sh|internal|local)\b", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+
+
 def value_kinds(text: str) -> list:
     """(kind, value) for each specific value written in `text`, in order."""
     out = []
-    for m in _URL.finditer(text):
-        out.append(("url", m.group(0).rstrip(".")))
-    for m in _HOST.finditer(text):
-        if not any(m.group(0) in v for k, v in out if k == "url"):
-            out.append(("host", m.group(0)))
+    if "://" in text:
+        for m in _URL.finditer(text):
+            out.append(("url", m.group(0).rstrip(".")))
+    if _HOST_HINT.search(text):
+        for m in _HOST.finditer(text):
+            if not any(m.group(0) in v for k, v in out if k == "url"):
+                out.append(("host", m.group(0)))
+    if not _DIGIT.search(text):  # every pattern below but code durations (`time.Second`) needs a digit
+        for unit, number in _code_durations(text):
+            out.append(_code_duration(unit, number))
+        return out
     for m in UNIT_VALUE.finditer(text):
         out.append(("unit:" + _unit(m.group(2)), f"{m.group(1)} {m.group(2)}"))
     for unit, number in _code_durations(text):
-        for smaller, factor, larger in _LARGER:
-            if unit == smaller and number >= factor and number % factor == 0:
-                unit, number = larger, number / factor
-        out.append((f"unit:{unit}", f"{_number(number)} {unit}{'' if number == 1 else 's'}"))
+        out.append(_code_duration(unit, number))
     for m in _TIME.finditer(text):
         out.append(("time", m.group(0)))
     for m in _CRON.finditer(text):
@@ -60,6 +69,13 @@ def value_kinds(text: str) -> list:
     for m in _LONG_NUMBER.finditer(text):
         out.append(("number", m.group(0)))
     return out
+
+
+def _code_duration(unit: str, number: float) -> tuple:
+    for smaller, factor, larger in _LARGER:
+        if unit == smaller and number >= factor and number % factor == 0:
+            unit, number = larger, number / factor
+    return f"unit:{unit}", f"{_number(number)} {unit}{'' if number == 1 else 's'}"
 
 
 def _code_durations(text: str):
@@ -100,10 +116,14 @@ _TODO = re.compile(r"\b(?:next steps?|next time|follow-?ups?|todo|to-do|still to
                    re.IGNORECASE)
 
 
+_TODO_HINTS = ("next", "follow", "todo", "to-do", "to do", "still open", "pending")
+
+
 def coarse_kinds(text: str) -> str:
     """The kinds of value `text` states, space-separated: duration, quantity, time, url, port, version, number,
     and todo for text that says what is left to do."""
-    kinds = {"todo"} if _TODO.search(text) else set()
+    folded = text.casefold()  # the words _TODO needs, found by a literal scan first (it tries every word)
+    kinds = {"todo"} if any(hint in folded for hint in _TODO_HINTS) and _TODO.search(text) else set()
     for kind, _ in value_kinds(text):
         if kind.startswith("unit:"):
             kinds.add("duration" if kind[5:] in _DURATION_UNITS else "quantity")
