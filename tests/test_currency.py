@@ -108,7 +108,7 @@ def test_a_value_is_found_as_people_write_it(text, value, held):
 VALUE_PIECES = ["port 8090", "https://api.example.com/v1", "api.Example.IO", "deploy.sh", "10 * time.Minute",
                 "time.Second", "Duration::from_secs(3600)", "timedelta(minutes=15)", "04:30 UTC", "'0 */6 * * *'",
                 "Node 18", "v2.1", "12345", "TODO", "next steps", "Follow-up", "still to do", "PENDING", "wait 3 days",
-                "٣ days", "the", ".", " ", "\n", "=", "K"]
+                "٣ days", "pendıng", "PENDİNG", "the", ".", " ", "\n", "=", "K"]
 
 
 @settings(max_examples=400, deadline=None)

@@ -37,6 +37,15 @@ let lets tell say said know think thing things something anything way ok okay hi
 s t d ll m re ve""".split())
 
 
+_IGNORECASE_ASCII = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})  # what re.IGNORECASE takes for i, s, k
+
+
+def case_folded(text: str) -> str:
+    """`text` lower-cased as re.IGNORECASE compares it with ASCII words ("ſunday" is "sunday", "nıght" is "night"):
+    a literal scan of it finds every word such a pattern can match."""
+    return text.lower() if text.isascii() else text.translate(_IGNORECASE_ASCII).lower()
+
+
 def words(text: str) -> list:
     r"""The runs of letters and digits in `text` (regex [^\W_]+)."""
     return text.translate(LETTERS_DIGITS).split()

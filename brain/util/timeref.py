@@ -9,6 +9,8 @@ Stdlib only, and cheap: the UserPromptSubmit hook runs this on every prompt.
 import re
 from datetime import date, timedelta
 
+from brain.util.text import case_folded
+
 _MONTHS = "january february march april may june july august september october november december".split()
 _WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday".split()
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a couple of": 2,
@@ -33,7 +35,7 @@ _RELATIVE = re.compile(
 
 
 def _month_number(name: str) -> int:
-    return _MONTHS.index(next(m for m in _MONTHS if m.startswith(name.lower()[:3]))) + 1
+    return _MONTHS.index(next(m for m in _MONTHS if m.startswith(case_folded(name)[:3]))) + 1
 
 
 def month_span(year: int, month: int) -> tuple:
@@ -84,17 +86,25 @@ def _weekday_before(ref: date, weekday: int) -> date:
     return ref - timedelta(days=(ref.weekday() - weekday) % 7 or 7)
 
 
+# Every relative expression holds one of these (weekdays end in "day"): a literal scan for them is much cheaper than
+# the pattern, which tries every word (the search index runs it on every memory it stores).
+_RELATIVE_HINTS = ("day", "night", "morning", "tomorrow", "week", "month", "year")
+
+
 def relative_spans(text: str, ref: date) -> list:
     """Each relative time expression in `text` as (phrase, first, last), resolved against the day `ref`."""
     out = []
+    folded = case_folded(text)
+    if not any(hint in folded for hint in _RELATIVE_HINTS):
+        return out
     for m in _RELATIVE.finditer(text):
         word, which, unit, count, count_unit, weekday = m.groups()
         if word:
-            offset = {"yesterday": -1, "tomorrow": 1, "last night": -1}.get(word.lower(), 0)
+            offset = {"yesterday": -1, "tomorrow": 1, "last night": -1}.get(case_folded(word), 0)
             first = last = ref + timedelta(days=offset)
         elif which:
-            step = {"this": 0, "next": 1, "coming": 1}.get(which.lower(), -1)
-            unit = unit.lower()
+            step = {"this": 0, "next": 1, "coming": 1}.get(case_folded(which), -1)
+            unit = case_folded(unit)
             if unit == "week":
                 first = ref - timedelta(days=ref.weekday()) + timedelta(weeks=step)
                 last = first + timedelta(days=6)
@@ -115,13 +125,13 @@ def relative_spans(text: str, ref: date) -> list:
                 first = last = (_weekday_before(ref, wd) if step <= 0
                                 else ref + timedelta(days=(wd - ref.weekday()) % 7 or 7))
         elif count:
-            n = int(count) if count.isdigit() else _COUNTS.get(count.lower(), 1)
-            unit = count_unit.lower()
+            n = int(count) if count.isdigit() else _COUNTS.get(case_folded(count), 1)
+            unit = case_folded(count_unit)
             middle = ref - timedelta(days=_UNIT_DAYS[unit] * n)
             slack = timedelta(days=_UNIT_SLACK[unit])
             first, last = middle - slack, middle + slack
         else:  # "on Friday" in a story about the past: the last one
-            first = last = _weekday_before(ref, _WEEKDAYS.index(weekday.lower()))
+            first = last = _weekday_before(ref, _WEEKDAYS.index(case_folded(weekday)))
         out.append((m.group(0), first, last))
     return out
 

@@ -6,6 +6,8 @@ duration. Regex-based: writers and the capture worker use it, never the prompt h
 """
 import re
 
+from brain.util.text import case_folded
+
 _UNITS = (r"ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|"
           r"kb|mb|gb|tb|percent|%|requests?|times|retries|tries|attempts|workers|replicas|threads|connections")
 UNIT_VALUE = re.compile(rf"\b(\d+(?:\.\d+)?)\s?({_UNITS})\b", re.IGNORECASE)
@@ -122,7 +124,7 @@ _TODO_HINTS = ("next", "follow", "todo", "to-do", "to do", "still open", "pendin
 def coarse_kinds(text: str) -> str:
     """The kinds of value `text` states, space-separated: duration, quantity, time, url, port, version, number,
     and todo for text that says what is left to do."""
-    folded = text.casefold()  # the words _TODO needs, found by a literal scan first (it tries every word)
+    folded = case_folded(text)  # _TODO's words are found by a literal scan first (the pattern tries every word)
     kinds = {"todo"} if any(hint in folded for hint in _TODO_HINTS) and _TODO.search(text) else set()
     for kind, _ in value_kinds(text):
         if kind.startswith("unit:"):
