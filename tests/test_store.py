@@ -161,6 +161,28 @@ def test_corrupt_and_invalid_files_are_skipped_never_crash(store, caplog):
     assert "corrupt" in caplog.text and "invalid" in caplog.text
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("parallel", [False, True])
+def test_reindex_skips_what_is_no_chunk_file_and_never_waits_on_it(store, tmp_path, monkeypatch, parallel):
+    """A FIFO, a link and a folder in a chunk file's place: reindex (which first asks the disk for every file of a
+    batch at once, then reads them) skips each, in one process and with parsing processes alike."""
+    from brain.store import chunk_store
+
+    if parallel:
+        monkeypatch.setattr(chunk_store, "PARALLEL_FROM", 1)
+    kept = [store.create_chunk(f"Memory number {i}") for i in range(5)]
+    fifo, link, folder = (store.create_chunk(f"Soon replaced {i}") for i in range(3))
+    outside = tmp_path / "outside.json"
+    outside.write_text(store.layout.chunk_path(link.id).read_text())
+    for chunk in (fifo, link, folder):
+        store.layout.chunk_path(chunk.id).unlink()
+    os.mkfifo(store.layout.chunk_path(fifo.id))
+    store.layout.chunk_path(link.id).symlink_to(outside)
+    store.layout.chunk_path(folder.id).mkdir()
+    assert store.reindex() == {"chunks": 5, "skipped": 3}
+    assert sorted(c.id for c in store.list_chunks()) == sorted(c.id for c in kept)
+
+
 def test_symlinked_chunk_file_is_not_followed(store, tmp_path):
     c = store.create_chunk("placeholder")
     secret = tmp_path / "outside.json"

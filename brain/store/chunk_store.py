@@ -515,6 +515,7 @@ def _parse_entries(root, entries) -> tuple:
     """(bulk items, files skipped) of some chunk files: read, checked, and made index rows (module level, so
     that a parsing process can run it)."""
     layout, items, skipped = StoreLayout(root), [], 0
+    _read_ahead(path for path, _ in entries)
     for path, rel in entries:
         data, mtime = layout.read_listed(path)
         if data is None:
@@ -522,6 +523,26 @@ def _parse_entries(root, entries) -> tuple:
         else:
             items.append(search_index.item_of(data, rel, mtime))
     return items, skipped
+
+
+def _read_ahead(paths) -> None:
+    """Ask the disk for every file of a batch at once (posix_fadvise WILLNEED), before reading them one by one: on
+    a cold store each read would otherwise wait for its file in turn (bench/run.py's reindex of 100k files)."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is None:
+        return
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    for path in paths:
+        try:
+            fd = os.open(path, flags)
+        except OSError:
+            continue  # read_listed says why
+        try:
+            advise(fd, 0, 0, os.POSIX_FADV_WILLNEED)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def _parsed_batches(layout, total: int):
