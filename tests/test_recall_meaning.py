@@ -142,6 +142,31 @@ def test_a_changed_value_is_given_as_current_and_the_old_one_marked_replaced(tmp
             assert marked_or_beside(line, current), (question, line)
 
 
+def test_why_a_value_changed_is_answered_by_the_request_that_changed_it(tmp_path, project):
+    """The reason for a change is in the request before it, which need not share a word with the question: a
+    replaced value the prompt is about brings the change that replaced it and the turn asking for it."""
+    captured(tmp_path, project, [
+        ("a1", 30, [
+            User("Serve the admin panel on port 5000 for now."),
+            Assistant("The admin panel now listens on port 5000.",
+                      [Edit("admin/run.sh", "", "exec gunicorn admin:app --bind 0.0.0.0:5000\n")]),
+            User("Log every admin login to the audit table."),
+            Assistant("Added an audit row per admin login.", [Edit("admin/audit.py", "", "def log_login(user): ...\n")]),
+        ]),
+        ("a2", 9, [
+            User("The designers get 'connection refused' when they open the panel on their Macs."),
+            Assistant("macOS runs an AirPlay receiver that takes 5000 before gunicorn can bind it."),
+            User("Use 5050 instead."),
+            Assistant("Switched the bind to 0.0.0.0:5050.",
+                      [Edit("admin/run.sh", "--bind 0.0.0.0:5000", "--bind 0.0.0.0:5050")]),
+        ]),
+    ])
+    context = prompt(project, "Why did the admin panel's port change?")  # the reason two turns before the change
+    assert "AirPlay" in context and "5050" in context, context
+    context = prompt(project, "Which port does the admin panel listen on?")
+    assert "5050" in context and all(marked_or_beside(line, "5050") for line in lines_with(context, "5000"))
+
+
 def test_decisions_agreed_in_conversation_are_decisions_and_the_brief_holds_the_latest(tmp_path, project):
     captured(tmp_path, project, PORT_AND_QUEUE)
     decisions = [c.content for c in ChunkStore(os.environ["RLM_MEM_DIR"]).list_chunks()

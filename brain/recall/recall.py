@@ -37,6 +37,7 @@ from brain.util.text import (
     holds_value,
     sentences,
     speaker_label,
+    value_span,
     without_label,
 )
 from brain.util.text import words as word_runs
@@ -418,12 +419,43 @@ def _changes(conn, project) -> list:
 
 
 def _stale_value(row, changes):
-    """(old, new, at) of the newest change made after this row that replaced a value the row states, or None."""
+    """(old, new, at, id of the memory that made the change) of the newest change made after this row that
+    replaced a value the row states, or None."""
     for old, new, at, changed_by in changes:
         if at > row["created"] and changed_by != row["id"] and holds_value(row["content"], old) \
                 and not holds_value(row["content"], new):
-            return old, new, at
+            return old, new, at, changed_by
     return None
+
+
+def _changes_behind(conn, ranked, scores, changes, prompt) -> dict:
+    """rowid -> score of the memories that made the changes behind the replaced values in `ranked` that the
+    prompt is about (a prompt word next to the old value: "port" in "listens on port 3000"), each scored as the
+    best memory it made stale was (before its own weights), with the turn before each change (the request; for a
+    "why" question the CHANGE_REASON_TURNS before it, where the reason was talked through): "why did we change
+    the port?" is answered next to the change, and an old value shown brings the current one."""
+    best_of, stems = {}, {word[:5] for word in prompt.words}
+    for _, row, _ in ranked:
+        if not row["stale"]:
+            continue
+        for old, new, at, changed_by in changes:
+            if at > row["created"] and changed_by != row["id"] and _asked_about(row["content"], old, stems) \
+                    and not holds_value(row["content"], new):
+                best_of[changed_by] = max(best_of.get(changed_by, 0.0), scores[row["rowid"]])
+    if not best_of:
+        return {}
+    marks = ",".join("?" * len(best_of))
+    weights = CHANGE_REASON_TURNS if "why" in prompt.lower_words else CHANGE_REASON_TURNS[:1]
+    out = {}
+    for rowid, chunk_id, conv, created in conn.execute(
+            f"SELECT rowid, id, conversation_id, created FROM chunks WHERE id IN ({marks})", list(best_of)):
+        out[rowid] = max(out.get(rowid, 0.0), best_of[chunk_id])
+        before = conn.execute("SELECT rowid FROM chunks WHERE conversation_id=? AND +kind='turn' AND "
+                              "(created, rowid) < (?, ?) ORDER BY created DESC, rowid DESC LIMIT ?",
+                              (conv, created, rowid, len(weights))).fetchall() if conv else []
+        for (turn,), weight in zip(before, weights):
+            out[turn] = max(out.get(turn, 0.0), weight * best_of[chunk_id])
+    return out
 
 
 def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
@@ -460,31 +492,63 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     for newer, rowid in enumerate(open_work):  # "what's left to do?": the latest open work first
         scores[rowid] = max(scores.get(rowid, 0.0), OPEN_WORK_SHARE ** newer * top_text)
     best = sorted(scores, key=scores.get, reverse=True)[:MAX_CANDIDATES]
-    rows = _fetch(conn, best)
     visible = set(allowed(max_sensitivity))
-    ranked = []
-    for rowid in best:
-        row = rows.get(rowid)
-        if row is None or row["status"] in HIDDEN_STATUS or row["sensitivity"] not in visible:
-            continue
-        if project and row["project"] not in (None, project) and row["scope"] not in SHARED_SCOPES:
-            continue  # another project's memory: only when every project is asked for (project=None)
-        why = ["text"] if rowid in text else []
-        if scores[rowid] > text.get(rowid, 0.0) * 1.01 and rowid not in dated:
-            why.append("context")
-        score = scores[rowid]
-        if rowid in file_rows:
-            score *= FILE_BOOST
-            why.append("file")
-        score *= _weight(row, prompt, project, now, why)
-        row["stale"] = _stale_value(row, changes) if changes and row["status"] == "active" else None
-        if row["stale"]:
-            score *= STALE_VALUE_WEIGHT
-            why.append("replaced value")
-        ranked.append((score, row, why))
+
+    def weighed(rowids, scores, reason=None) -> list:
+        rows, out = _fetch(conn, rowids), []
+        for rowid in rowids:
+            row = rows.get(rowid)
+            if row is None or row["status"] in HIDDEN_STATUS or row["sensitivity"] not in visible:
+                continue
+            if project and row["project"] not in (None, project) and row["scope"] not in SHARED_SCOPES:
+                continue  # another project's memory: only when every project is asked for (project=None)
+            why = [reason] if reason else ["text"] if rowid in text else []
+            if not reason and scores[rowid] > text.get(rowid, 0.0) * 1.01 and rowid not in dated:
+                why.append("context")
+            score = scores[rowid]
+            if rowid in file_rows:
+                score *= FILE_BOOST
+                why.append("file")
+            score *= _weight(row, prompt, project, now, why)
+            row["stale"] = _stale_value(row, changes) if changes and row["status"] == "active" else None
+            if row["stale"]:  # marked; not ranked lower when a change brought it (the why names the old value)
+                score *= STALE_VALUE_WEIGHT if not reason else 1.0
+                why.append("replaced value")
+            out.append((score, row, why))
+        return out
+
+    ranked = weighed(best, scores)
+    changed = _changes_behind(conn, ranked, scores, changes, prompt) if changes else {}
+    if changed:  # a replaced value shown brings the change that replaced it, and the turn asking for it (why)
+        at = {row["rowid"]: i for i, (_, row, _) in enumerate(ranked)}
+        for found in weighed(list(changed), changed, "change"):
+            i = at.get(found[1]["rowid"])
+            if i is None:
+                ranked.append(found)
+            elif found[0] > ranked[i][0]:
+                ranked[i] = (found[0], ranked[i][1], ranked[i][2] + ["change"])
     ranked.sort(key=lambda r: (r[0], r[1]["created"]), reverse=True)
     floor = ranked[0][0] * RELATIVE_MIN if ranked else 0.0
     return [r for r in ranked if r[0] >= floor], len(scores)
+
+
+CHANGE_REASON_TURNS = (1.0, 0.8, 0.6)  # turns before a change brought with it, by distance (see _changes_behind)
+NEAR_VALUE_WORDS = 8  # words either side of a value, in its clause, that say what it is ("listens on port 3000")
+_CLAUSE_ENDS = (", ", "; ", ". ", "! ", "? ", ": ", " (", ") ", "\n")
+
+
+def _asked_about(text: str, value: str, stems: set) -> bool:
+    """Whether a prompt word (by its first five letters) is the value itself or within NEAR_VALUE_WORDS words of
+    the value's first mention in `text`, in the same clause."""
+    span = value_span(text, value)  # "3 attempts" is also written "3 times"
+    if span is None:
+        return False
+    lowered, (at, end) = text.lower(), span
+    before, after = lowered[max(0, at - 200):at], lowered[end:end + 200]
+    before = before[max(before.rfind(end) for end in _CLAUSE_ENDS) + 1:]
+    after = after[:min((i for i in (after.find(end) for end in _CLAUSE_ENDS) if i >= 0), default=len(after))]
+    near = word_runs(before)[-NEAR_VALUE_WORDS:] + word_runs(value.lower()) + word_runs(after)[:NEAR_VALUE_WORDS]
+    return any(word[:5] in stems for word in near)
 
 
 def _root(word: str):

@@ -139,6 +139,11 @@ _ATTEMPTS = ("attempts", "times", "retries", "tries")
 def holds_value(text: str, value: str) -> bool:
     """Whether `text` states `value` as a whole, any case: 8087 is not in 18087, staging.x.dev is not in
     api-staging.x.dev, and "Node 18" is also written node:18 or node@18 (but not Node 180 or Node 18.2)."""
+    return value_span(text, value) is not None
+
+
+def value_span(text: str, value: str):
+    """(start, end) in `text` of the first place it states `value` as a whole (see holds_value), or None."""
     lowered, value = text.lower(), value.lower()
     subject, _, number = value.partition(" ")
     variants = [value]
@@ -161,6 +166,6 @@ def holds_value(text: str, value: str) -> bool:
             if variant is not value and after[:1] == "-":  # "node:18-alpine" states Node 18
                 glued_after = False
             if not glued_before and not glued_after:
-                return True
+                return at, at + len(variant)
             at = lowered.find(variant, at + 1)
-    return False
+    return None
