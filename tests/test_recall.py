@@ -256,6 +256,31 @@ def test_recall_reads_chunks_by_key_never_by_walking_a_table(store, monkeypatch)
         assert "SCAN chunks" not in plan and "chunks_kind" not in plan, (sql[:120], plan)
 
 
+def test_a_word_the_store_holds_has_its_family_ranked_only_where_the_word_is_not(store, monkeypatch):
+    """The index stems words, so "model*" mostly finds the memories "models" found already; ranking them
+    again cost ~1.5 ms a word at 10,000 memories (bench/run.py). A family search of a word the store holds is
+    limited to memories without it; a word the store lacks is searched through its family as it is."""
+    from brain.index import search_index
+
+    store.create_many([spec(f"The linter runs in CI, pass {i}") for i in range(12)] +
+                      [spec("Ruff does the linting of the Python code"), spec("Black is our formatter")])
+    seen = []
+    real = search_index.connect
+
+    def traced(root, **kw):
+        conn = real(root, **kw)
+        conn.set_trace_callback(seen.append)
+        return conn
+
+    monkeypatch.setattr(recall_mod, "connect", traced)
+    assert "Ruff" in ask(store, "which linter checks the Python code?").render()  # "linting", through lint*
+    family = [sql for sql in seen if "MATCH 'lint" in sql or "MATCH '(lint" in sql]
+    assert family and all('NOT "linter"' in sql for sql in family), family
+    seen.clear()
+    assert "Black" in ask(store, "which tool does the formatting?").render()  # no "formatting" (stem "format")
+    assert any("MATCH 'format*'" in sql for sql in seen), seen
+
+
 def test_pinned_and_tagged_memories_rank_higher(store):
     plain, pinned = store.create_many([spec("Use the blue theme for the admin dashboard"),
                                        spec("Use the green theme for the admin dashboard", pinned=True)])
