@@ -297,3 +297,22 @@ def test_the_redactor_imports_only_re(name, allowed):
         elif isinstance(node, ast.ImportFrom):
             imported.add(node.module or ".")
     assert imported == allowed
+
+
+def test_the_memo_holds_a_whole_bulk_batch_and_stays_bounded(monkeypatch):
+    """A chunk is redacted when built and again on its way to disk; for a 1,000-chunk bulk batch (~8,000 strings)
+    the second pass must find every string in the memo (a 2,048-entry memo emptied itself first), and the memo
+    must stay bounded by characters whatever goes through it."""
+    calls = []
+    real = redact_module._redact_once
+    monkeypatch.setattr(redact_module, "_redact_once", lambda text: calls.append(text) or real(text))
+    monkeypatch.setattr(redact_module, "_SEEN", {})
+    monkeypatch.setattr(redact_module, "_seen_chars", 0)
+    batch = [f"memory {i}: the worker on host-{i} retries {i % 7} times" for i in range(8000)] + ["id", "kind"]
+    first = [redact(text) for text in batch]
+    assert len(calls) == len(batch)
+    calls.clear()
+    assert [redact(text) for text in batch] == first and calls == []
+    for i in range(3000):  # ~6 million characters more
+        redact(f"{i:06d}" + "x" * 2000)
+    assert redact_module._seen_chars <= redact_module._SEEN_MAX_CHARS + 2 * 2006

@@ -389,13 +389,17 @@ def _redact_once(text):
 
 # Texts redacted lately, and what they became. A chunk is redacted when it is built and again by the writer on its
 # way to disk (brain/util/files.py); the second time costs a dictionary lookup. A redacted text maps to itself.
+# Bounded by characters, not entries: a bulk batch of 1,000 chunks holds ~8,000 strings (most of them short keys),
+# and a bound of 2,048 entries emptied the memo before the writer's pass came back to them (0.25 ms a chunk).
 _SEEN: dict = {}
-_SEEN_MAX_ENTRIES = 2048
+_SEEN_MAX_CHARS = 4_000_000
 _SEEN_MAX_LENGTH = 64 * 1024
+_seen_chars = 0
 
 
 def redact(text):
     """Return text with every secret replaced by ``[REDACTED:<kind>]``; idempotent."""
+    global _seen_chars
     small = len(text) <= _SEEN_MAX_LENGTH
     if small and (known := _SEEN.get(text)) is not None:
         return known
@@ -408,9 +412,11 @@ def redact(text):
             break
         text = redacted
     if small:
-        if len(_SEEN) >= _SEEN_MAX_ENTRIES:
+        if _seen_chars >= _SEEN_MAX_CHARS:
             _SEEN.clear()
+            _seen_chars = 0
         _SEEN[original] = _SEEN[text] = text
+        _seen_chars += len(original) + (len(text) if text is not original else 0)
     return text
 
 
