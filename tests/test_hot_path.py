@@ -65,6 +65,8 @@ def test_prompt_hook_loads_no_heavy_modules(captured):
     assert not mods & NEVER, sorted(mods & NEVER)
     # A prompt without a date needs no date parsing: timeref (with `re`) and `datetime` stay unloaded.
     assert not mods & {"datetime", "brain.util.timeref"}, sorted(mods & {"datetime", "brain.util.timeref"})
+    # SQLite's C module is given lru_cache without functools (and the collections it brings): ~4 ms a prompt.
+    assert "_sqlite3" in mods and not mods & {"functools", "collections"}, sorted(mods & {"functools", "collections"})
 
 
 def test_prompt_hook_without_a_date_loads_no_regex_engine(captured):
@@ -97,3 +99,26 @@ def test_the_recall_legend_is_given_once_per_session_not_in_every_prompt(capture
     body = prompt.split(">\n", 1)[1]  # after the fence's opening tag: a day line, then items
     day, item = body.splitlines()[:2]
     assert len(day) == 10 and day[4] == day[7] == "-" and item.startswith("- [")
+
+
+def test_sqlite_loaded_without_functools_caches_statements_and_leaves_functools_whole():
+    """brain.util.sqlite hands SQLite's C module a stand-in functools for its statement cache; in a fresh
+    interpreter the cache must work (statements reused, many distinct ones) and a later `import functools` must
+    give the real module."""
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(BUNDLE_ROOT)!r})\n"
+        "from brain.util.sqlite import sqlite3\n"
+        "assert 'functools' not in sys.modules and 'collections' not in sys.modules\n"
+        "conn = sqlite3.connect(':memory:', cached_statements=16)\n"
+        "conn.execute('CREATE TABLE t (n)')\n"
+        "for i in range(500):\n"
+        "    conn.execute('INSERT INTO t VALUES (?)', (i,))\n"
+        "    conn.execute(f'SELECT {i % 40} + count(*) FROM t').fetchone()\n"
+        "assert conn.execute('SELECT sum(n) FROM t').fetchone() == (sum(range(500)),)\n"
+        "import functools\n"
+        "assert functools.reduce(lambda a, b: a + b, [1, 2, 3]) == 6 and hasattr(functools, 'partial')\n"
+        "print('ok')\n")
+    python = BUNDLE_ROOT / ".venv" / "bin" / "python"
+    run = subprocess.run([str(python), "-I", "-S", "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr
