@@ -187,3 +187,17 @@ def test_a_question_about_open_work_gets_the_latest_open_work(tmp_path, project)
     for question in ("What's still left to do?", "What should I pick up next?", "Anything we left unfinished?"):
         assert "idempotency keys" in prompt(project, question), question
 
+
+
+def test_the_lexicon_gives_each_word_the_other_terms_of_every_group_holding_it():
+    """related() and idea() read the groups as written: a term in two groups relates to both groups' terms, a
+    plural finds its singular, and a word in no group has none (checked against the table, line by line)."""
+    from brain.recall import lexicon
+
+    groups = [tuple(dict.fromkeys(line.split())) for line in lexicon._GROUPS.strip().splitlines()]
+    for term in {t for group in groups for t in group}:
+        holding = [group for group in groups if term in group]
+        assert lexicon.related(term) == tuple(sorted({t for g in holding for t in g} - {term}))
+        assert lexicon.idea(term) == holding[0][0]
+    assert "postgres" in lexicon.related("databases") and lexicon.idea("linters") == "lint"
+    assert lexicon.related("teapot") == () and lexicon.idea("teapot") == "teapot"
