@@ -581,9 +581,9 @@ def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
     for word in words:
         if word in common:
             continue
-        held = idf.get(word, absent_idf) < absent_idf - 1e-9
+        store_holds_word = idf.get(word, absent_idf) < absent_idf - 1e-9
         for query, weight, kind in _family_queries(word):
-            if held:  # only rows without the word itself (the index stems words: "model*" mostly finds "models"
+            if store_holds_word:  # only rows without the word itself (the index stems words: "model*" mostly finds "models"
                 query = f'({query}) NOT "{word}"'  # again, and ranking those cost 1.5 ms a word at 10k memories)
             df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
             if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
