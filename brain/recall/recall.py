@@ -82,6 +82,9 @@ COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
 COMMON_MAX_ROWS = 2000
 CAPPED_ROWS = 100  # ~0.3 ms a word at 100,000 memories (bench/run.py)
 TERM_ROWS = 100  # best rows read per word
+# A word's family matching more memories than this is ranked over its newest CAPPED_ROWS matches (the family
+# counts at 0.6 of the word at most; "port" OR "bind" OR ... on 1,000 memories cost 3-5 ms to rank in full).
+FAMILY_RANKED_ROWS = 500
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
 MAX_CANDIDATES = 200  # best by text and context, then weighed
 DATED_ROWS = 200
@@ -588,8 +591,9 @@ def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
             df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
             if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
                 continue
-            for rowid, score in conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank "
-                                             "LIMIT ?", (query, TERM_ROWS)):
+            ranked = _newest_ranked(conn, query) if df > FAMILY_RANKED_ROWS else conn.execute(
+                "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (query, TERM_ROWS))
+            for rowid, score in ranked:
                 held = matched.get(rowid, ())
                 if word not in held and not any(isinstance(h, tuple) and h[0] == word for h in held):
                     text[rowid] = text.get(rowid, 0.0) + weight * score
