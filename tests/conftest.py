@@ -34,3 +34,20 @@ def store(tmp_path):
     from brain.store.chunk_store import ChunkStore
 
     return ChunkStore(tmp_path / "mem", actor="test")
+
+
+@pytest.fixture
+def recall_sql(monkeypatch):
+    """Every SQL statement recall runs from here on, in order (its search-index connections traced)."""
+    from brain.recall import recall as recall_module
+
+    seen = []
+    real = recall_module.connect
+
+    def traced(root, **kw):
+        conn = real(root, **kw)
+        conn.set_trace_callback(seen.append)
+        return conn
+
+    monkeypatch.setattr(recall_module, "connect", traced)
+    return seen

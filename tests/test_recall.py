@@ -220,7 +220,7 @@ def test_a_file_name_finds_its_memories_through_the_index_and_is_gone_with_them(
         conn.close()
 
 
-def test_recall_reads_chunks_by_key_never_by_walking_a_table(store, monkeypatch):
+def test_recall_reads_chunks_by_key_never_by_walking_a_table(store, recall_sql):
     """Every query a prompt's recall makes on the chunks table seeks (its rowid, an index); none walks the table or
     the kind index (each cost 15-50 ms a prompt at 100k memories before it was fixed, bench/run.py)."""
     from brain.index import search_index
@@ -233,20 +233,11 @@ def test_recall_reads_chunks_by_key_never_by_walking_a_table(store, monkeypatch)
                               days=40 - conv - i / 100,
                               files=["src/comments/models.py"] if i % 7 == 0 else []))
     store.create_many(turns + [spec(text) for text in FILLER])
-    seen = []
-    real = search_index.connect
-
-    def traced(root, **kw):
-        conn = real(root, **kw)
-        conn.set_trace_callback(seen.append)
-        return conn
-
-    monkeypatch.setattr(recall_mod, "connect", traced)
     assert ask(store, "Which port does the gateway use? see comments/models.py").items
     plans = {}
-    conn = real(store.root, readonly=True)
+    conn = search_index.connect(store.root, readonly=True)
     try:
-        for sql in seen:
+        for sql in recall_sql:
             if sql.lstrip().upper().startswith("SELECT") and " chunks" in sql:
                 plans[sql] = " | ".join(row[-1] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
     finally:
@@ -256,30 +247,19 @@ def test_recall_reads_chunks_by_key_never_by_walking_a_table(store, monkeypatch)
         assert "SCAN chunks" not in plan and "chunks_kind" not in plan, (sql[:120], plan)
 
 
-def test_a_word_the_store_holds_has_its_family_ranked_only_where_the_word_is_not(store, monkeypatch):
+def test_a_word_the_store_holds_has_its_family_ranked_only_where_the_word_is_not(store, recall_sql):
     """The index stems words, so "model*" mostly finds the memories "models" found already; ranking them
     again cost ~1.5 ms a word at 10,000 memories (bench/run.py). A family search of a word the store holds is
     limited to memories without it; a word the store lacks is searched through its family as it is."""
-    from brain.index import search_index
-
     store.create_many([spec(f"The linter runs in CI, pass {i}") for i in range(12)] +
                       [spec("Ruff does the linting of the Python code"), spec("Black is our formatter"),
                        spec("We lint with ruff in the pre-commit hook")])  # "linter" has synonyms and lint*
-    seen = []
-    real = search_index.connect
-
-    def traced(root, **kw):
-        conn = real(root, **kw)
-        conn.set_trace_callback(seen.append)
-        return conn
-
-    monkeypatch.setattr(recall_mod, "connect", traced)
     assert "Ruff" in ask(store, "which linter checks the Python code?").render()  # "linting", through lint*
-    family = [sql for sql in seen if "MATCH" in sql and "lint" in sql and "MATCH '\"linter\"'" not in sql]
+    family = [sql for sql in recall_sql if "MATCH" in sql and "lint" in sql and "MATCH '\"linter\"'" not in sql]
     assert len(family) >= 2 and all('NOT "linter"' in sql for sql in family), family
-    seen.clear()
+    recall_sql.clear()
     assert "Black" in ask(store, "which tool does the formatting?").render()  # no "formatting" (stem "format")
-    assert any("MATCH 'format*'" in sql for sql in seen), seen
+    assert any("MATCH 'format*'" in sql for sql in recall_sql), recall_sql
 
 
 def test_pinned_and_tagged_memories_rank_higher(store):

@@ -39,7 +39,8 @@ def test_a_prompt_whose_words_are_all_common_still_gets_its_best_match(isolated_
     assert result.items and "halves the hosting bill" in result.items[0].text
 
 
-def test_a_family_on_many_memories_is_ranked_over_its_newest_and_still_answers(isolated_memory, monkeypatch):
+def test_a_family_on_many_memories_is_ranked_over_its_newest_and_still_answers(isolated_memory, monkeypatch,
+                                                                               recall_sql):
     """A word's family ("port" OR "bind" OR ... for "listen") on more than FAMILY_RANKED_ROWS memories is ranked
     over its newest CAPPED_ROWS matches instead of in full (3-5 ms at 10,000 memories); the newest answer that
     holds the prompt's idea only through the family is still found. Scaled down: 500 -> 15, 100 -> 10."""
@@ -50,16 +51,7 @@ def test_a_family_on_many_memories_is_ranked_over_its_newest_and_still_answers(i
     specs += [dict(content=f"The nightly report {i} is mailed to the team.") for i in range(30)]
     specs.append(dict(content="The billing gateway binds port 8443 since the move."))
     store.create_many(specs)
-    seen = []
-    real = recall_module.connect
-
-    def traced(root, **kw):
-        conn = real(root, **kw)
-        conn.set_trace_callback(seen.append)
-        return conn
-
-    monkeypatch.setattr(recall_module, "connect", traced)
     result = recall(isolated_memory, "which port does the billing gateway listen on?", track=False)
     assert result.items and "8443" in result.items[0].text
-    family = [sql for sql in seen if '"bind" OR' in sql and "bm25" in sql]
+    family = [sql for sql in recall_sql if '"bind" OR' in sql and "bm25" in sql]
     assert family and all("rowid >=" in sql for sql in family), family
