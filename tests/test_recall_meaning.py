@@ -151,7 +151,8 @@ def test_why_a_value_changed_is_answered_by_the_request_that_changed_it(tmp_path
             Assistant("The admin panel now listens on port 5000.",
                       [Edit("admin/run.sh", "", "exec gunicorn admin:app --bind 0.0.0.0:5000\n")]),
             User("Log every admin login to the audit table."),
-            Assistant("Added an audit row per admin login.", [Edit("admin/audit.py", "", "def log_login(user): ...\n")]),
+            Assistant("Added an audit row per admin login.",
+                      [Edit("admin/audit.py", "", "def log_login(user): ...\n")]),
         ]),
         ("a2", 9, [
             User("The designers get 'connection refused' when they open the panel on their Macs."),

@@ -438,9 +438,8 @@ def _changes_behind(conn, ranked, scores, changes, prompt) -> dict:
     "why" question the CHANGE_REASON_TURNS before it, where the reason was talked through): "why did we change
     the port?" is answered next to the change, and an old value shown brings the current one."""
     best_of, stems = {}, {word[:5] for word in prompt.words}
-    for _, row, _ in ranked:
-        if not row["stale"]:
-            continue
+    stale = sorted((r for r in ranked if r[1]["stale"]), key=lambda r: r[0], reverse=True)[:CHANGE_ROWS]
+    for _, row, _ in stale:  # the best few: the others will not be shown (and each costs a pass over `changes`)
         for old, new, at, changed_by in changes:
             if at > row["created"] and changed_by != row["id"] and _asked_about(row["content"], old, stems) \
                     and not holds_value(row["content"], new):
@@ -536,6 +535,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
 
 
 CHANGE_REASON_TURNS = (1.0, 0.8, 0.6)  # turns before a change brought with it, by distance (see _changes_behind)
+CHANGE_ROWS = 20  # best memories with a replaced value whose changes are looked for
 NEAR_VALUE_WORDS = 8  # words either side of a value, in its clause, that say what it is ("listens on port 3000")
 _CLAUSE_ENDS = (", ", "; ", ". ", "! ", "? ", ": ", " (", ") ", "\n")
 
@@ -548,8 +548,8 @@ def _asked_about(text: str, value: str, stems: set) -> bool:
         return False
     lowered, (at, end) = text.lower(), span
     before, after = lowered[max(0, at - 200):at], lowered[end:end + 200]
-    before = before[max(before.rfind(end) for end in _CLAUSE_ENDS) + 1:]
-    after = after[:min((i for i in (after.find(end) for end in _CLAUSE_ENDS) if i >= 0), default=len(after))]
+    before = before[max(before.rfind(mark) for mark in _CLAUSE_ENDS) + 1:]
+    after = after[:min((i for i in (after.find(mark) for mark in _CLAUSE_ENDS) if i >= 0), default=len(after))]
     near = word_runs(before)[-NEAR_VALUE_WORDS:] + word_runs(value.lower()) + word_runs(after)[:NEAR_VALUE_WORDS]
     return any(word[:5] in stems for word in near)
 
@@ -586,8 +586,10 @@ def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
             continue
         store_holds_word = idf.get(word, absent_idf) < absent_idf - 1e-9
         for query, weight, kind in _family_queries(word):
-            if store_holds_word:  # only rows without the word itself (the index stems words: "model*" mostly finds "models"
-                query = f'({query}) NOT "{word}"'  # again, and ranking those cost 1.5 ms a word at 10k memories)
+            # Only rows without the word itself: the index stems words, so "model*" mostly finds what "models"
+            # found, and ranking those again cost 1.5 ms a word at 10,000 memories (bench/run.py).
+            if store_holds_word:
+                query = f'({query}) NOT "{word}"'
             df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
             if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
                 continue
