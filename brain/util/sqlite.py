@@ -15,7 +15,7 @@ import sys
 
 
 def _load_without_functools():
-    import _functools
+    import _functools  # the C half of functools: its lru_cache object, without the Python module
 
     def lru_cache(maxsize=128, typed=False):
         def decorating(function):
@@ -26,7 +26,7 @@ def _load_without_functools():
     stand_in.lru_cache = lru_cache
     sys.modules["functools"] = stand_in
     try:
-        import _sqlite3
+        import _sqlite3  # reads functools.lru_cache from the stand-in while it loads
     finally:
         if sys.modules.get("functools") is stand_in:
             del sys.modules["functools"]
