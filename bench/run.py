@@ -226,8 +226,13 @@ def make_workspace(src: Path, parent: Path) -> Workspace:
     quiet_gardening(memory)
     projects = {}
     for name, _ in PROJECTS:
+        # Each project is a repository of its own with its `.rlm-mem.json` at the top, as a person's project is. The
+        # workspace sits in the cache, inside the bundle's own repository by default, and without a repository
+        # here the bundle's would be the project: the hooks then answered for a project with no memories (the
+        # full runs before 2026-11-24 timed half their "matching" prompts that way).
         folder = work / "projects" / name
         folder.mkdir(parents=True)
+        (folder / ".git").mkdir()  # all rlm-mem looks for (brain/context/project.find_git)
         (folder / ".rlm-mem.json").write_text(json.dumps({"project": name}))
         projects[name] = folder
     transcripts = work / "transcripts"
