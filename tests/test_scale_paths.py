@@ -23,7 +23,7 @@ def test_chunk_files_are_exactly_what_json_dumps_writes(value):
     assert chunk_text(data) == (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def test_a_prompt_whose_words_are_all_common_still_gets_its_best_match(isolated_memory, monkeypatch):
+def test_a_prompt_whose_words_are_all_common_still_gets_its_best_match(isolated_memory, monkeypatch, recall_sql):
     # the cap that applies to words on more than 2,000 of 100,000 memories, scaled to a store of 161
     monkeypatch.setattr(recall_module, "COMMON_MAX_ROWS", 20)
     monkeypatch.setattr(recall_module, "CAPPED_ROWS", 10)
@@ -37,13 +37,17 @@ def test_a_prompt_whose_words_are_all_common_still_gets_its_best_match(isolated_
     store.create_many(specs)
     result = recall(isolated_memory, "Why did we decide to use redis for the refunds?", track=False)
     assert result.items and "halves the hosting bill" in result.items[0].text
+    # the common words are taken over their newest matches without bm25(), which would count every match again
+    ranked = [sql for sql in recall_sql if "bm25" in sql and ('"redis"' in sql or '"refunds"' in sql)]
+    assert not ranked, ranked
 
 
 def test_a_family_on_many_memories_is_ranked_over_its_newest_and_still_answers(isolated_memory, monkeypatch,
                                                                                recall_sql):
-    """A word's family ("port" OR "bind" OR ... for "listen") on more than FAMILY_RANKED_ROWS memories is ranked
-    over its newest CAPPED_ROWS matches instead of in full (3-5 ms at 10,000 memories); the newest answer that
-    holds the prompt's idea only through the family is still found. Scaled down: 500 -> 15, 100 -> 10."""
+    """A word's family ("port" OR "bind" OR ... for "listen") on more than FAMILY_RANKED_ROWS memories is scored
+    over its newest CAPPED_ROWS matches instead of ranked in full (3-5 ms at 10,000 memories), without bm25 (which
+    counts every match again); the newest answer that holds the prompt's idea only through the family is still
+    found. Scaled down: 500 -> 15, 100 -> 10."""
     monkeypatch.setattr(recall_module, "FAMILY_RANKED_ROWS", 15)
     monkeypatch.setattr(recall_module, "CAPPED_ROWS", 10)
     store = ChunkStore(isolated_memory)
@@ -53,5 +57,5 @@ def test_a_family_on_many_memories_is_ranked_over_its_newest_and_still_answers(i
     store.create_many(specs)
     result = recall(isolated_memory, "which port does the billing gateway listen on?", track=False)
     assert result.items and "8443" in result.items[0].text
-    family = [sql for sql in recall_sql if '"bind" OR' in sql and "bm25" in sql]
-    assert family and all("rowid >=" in sql for sql in family), family
+    family = [sql for sql in recall_sql if '"bind" OR' in sql and "count(*)" not in sql]
+    assert family and all("ORDER BY rowid DESC" in sql and "bm25" not in sql for sql in family), family

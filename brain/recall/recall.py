@@ -82,7 +82,7 @@ COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
 COMMON_MAX_ROWS = 2000
 CAPPED_ROWS = 100  # ~0.3 ms a word at 100,000 memories (bench/run.py)
 TERM_ROWS = 100  # best rows read per word
-# A word's family matching more memories than this is ranked over its newest CAPPED_ROWS matches (the family
+# A word's family matching more memories than this is scored over its newest CAPPED_ROWS matches (the family
 # counts at 0.6 of the word at most; "port" OR "bind" OR ... on 1,000 memories cost 3-5 ms to rank in full).
 FAMILY_RANKED_ROWS = 500
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
@@ -593,7 +593,7 @@ def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
             df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
             if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
                 continue
-            ranked = _newest_ranked(conn, query) if df > FAMILY_RANKED_ROWS else conn.execute(
+            ranked = _newest(conn, query, _fts_idf(total, df)) if df > FAMILY_RANKED_ROWS else conn.execute(
                 "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?", (query, TERM_ROWS))
             for rowid, score in ranked:
                 held = matched.get(rowid, ())
@@ -608,7 +608,7 @@ def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
 def _text_scores(conn, words, total):
     """rowid -> summed BM25 of the prompt's words, rowid -> words matched, word -> IDF (absent words weigh
     most), and the prompt's words too common in the store to search for (they say what the store is about)."""
-    text, matched, idf, common, capped = {}, {}, {}, [], []
+    text, matched, idf, common, capped = {}, {}, {}, [], {}
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
     for word in words:
         # Count first: counting matches is ~30x cheaper than ranking them (ORDER BY rank scores every match), and
@@ -620,7 +620,7 @@ def _text_scores(conn, words, total):
             continue
         idf[word] = math.log(1 + (total - df + 0.5) / (df + 0.5)) if df else absent_idf
         if df > COMMON_MAX_ROWS:
-            capped.append(word)  # a real word of a large store: ranked below, over a bounded number of matches
+            capped[word] = df  # a real word of a large store: scored below, over a bounded number of matches
             continue
         rows = conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?",
                             (f'"{word}"', TERM_ROWS)).fetchall() if df else []
@@ -628,23 +628,23 @@ def _text_scores(conn, words, total):
             text[rowid] = text.get(rowid, 0.0) + score
             matched.setdefault(rowid, []).append(word)
     if capped:
-        _capped_scores(conn, capped, text, matched)
+        _capped_scores(conn, {word: _fts_idf(total, df) for word, df in capped.items()}, text, matched)
     return text, matched, idf, common
 
 
-def _capped_scores(conn, capped, text, matched):
-    """Add the words on more than COMMON_MAX_ROWS memories, each ranked over its newest CAPPED_ROWS matches (a
-    bounded piece of work whatever the store's size): a memory among the newest matches of several of them gets
-    the sum of their scores (BM25 adds up over words), so a prompt whose words are all common in a large store
-    still finds the memories holding most of them. Two or three such words are also searched together (AND), over
-    the newest CAPPED_ROWS memories holding them all; a longer AND rarely matches anything."""
+def _capped_scores(conn, capped: dict, text, matched):
+    """Add the words on more than COMMON_MAX_ROWS memories (word -> its BM25 IDF), each over its newest CAPPED_ROWS
+    matches (a bounded piece of work whatever the store's size): a memory among the newest matches of several of
+    them gets the sum of their scores (BM25 adds up over words), so a prompt whose words are all common in a large
+    store still finds the memories holding most of them. Two or three such words are also searched together (AND),
+    over the newest CAPPED_ROWS memories holding them all; a longer AND rarely matches anything."""
     summed = {}
-    for word in capped:
-        for rowid, score in _newest_ranked(conn, f'"{word}"'):
+    for word, weight in capped.items():
+        for rowid, score in _newest(conn, f'"{word}"', weight):
             total, words = summed.get(rowid, (0.0, []))
             summed[rowid] = (total + score, words + [word])
     if 2 <= len(capped) <= 3:
-        for rowid, score in _newest_ranked(conn, " AND ".join(f'"{w}"' for w in capped)):
+        for rowid, score in _newest(conn, " AND ".join(f'"{w}"' for w in capped), sum(capped.values())):
             if score > summed.get(rowid, (0.0,))[0]:
                 summed[rowid] = (score, list(capped))
     for rowid, (score, words) in summed.items():
@@ -652,13 +652,17 @@ def _capped_scores(conn, capped, text, matched):
         matched.setdefault(rowid, []).extend(words)
 
 
-def _newest_ranked(conn, match: str):
-    """(rowid, BM25) of the TERM_ROWS best among the newest CAPPED_ROWS rows matching `match`: the boundary is
-    found by walking rowids (which scores nothing), then only rows past it are ranked."""
-    floor = conn.execute("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                         (match, CAPPED_ROWS - 1)).fetchone()
-    return conn.execute("SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?",
-                        (match, floor[0] if floor else 0, TERM_ROWS)).fetchall()
+def _fts_idf(total: int, df: int) -> float:
+    """FTS5's BM25 IDF of a phrase on `df` of `total` rows: log((N - n + 0.5) / (n + 0.5)), at least 1e-6."""
+    return max(math.log((total - df + 0.5) / (df + 0.5)), 1e-6)
+
+
+def _newest(conn, match: str, score: float) -> list:
+    """(rowid, score) of the newest CAPPED_ROWS rows matching `match`, each scored `score`: the BM25 of a memory
+    of average length holding the words once. bm25() would count every match of the phrase again for its IDF
+    (1-3 ms a common word at 100,000 memories, bench/run.py), and the caller has counted them already."""
+    return [(rowid, score) for (rowid,) in conn.execute(
+        "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT ?", (match, CAPPED_ROWS))]
 
 
 def _coverage(matched: dict, idf: dict) -> dict:
