@@ -37,7 +37,8 @@ let lets tell say said know think thing things something anything way ok okay hi
 s t d ll m re ve""".split())
 
 
-_IGNORECASE_ASCII = str.maketrans({"İ": "i", "ı": "i", "ſ": "s", "K": "k"})  # what re.IGNORECASE takes for i, s, k
+# The letters re.IGNORECASE takes for ASCII ones: dotted capital I and dotless i for "i", long s, Kelvin sign.
+_IGNORECASE_ASCII = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
 
 
 def case_folded(text: str) -> str:
