@@ -306,7 +306,8 @@ class _Prompt:
 
     def __init__(self, text: str, files, now):
         self.text = text
-        self.files = _file_names(text) | {f.rsplit("/", 1)[-1] for f in files if f}
+        paths = _file_paths(text) if "." in text else []  # a file's path has a dot before its extension
+        self.files = {path.rsplit("/", 1)[-1] for path in paths} | {f.rsplit("/", 1)[-1] for f in files if f}
         self.dates = []
         undated = text
         absolute = _may_have_calendar_date(text)
@@ -324,7 +325,8 @@ class _Prompt:
             if self.dates:  # "13 May 2023" or "yesterday" is matched as a date, not as words
                 undated = without_dates(text, relative=True)
         words, runs = [], word_runs(undated.lower())
-        extensions = _extension_counts(undated) if "." in undated else {}
+        # (a date taken out of the text may have cut a path, so the words' files are found in what is left)
+        extensions = _extension_counts(paths if undated is text else _file_paths(undated))
         self.wants = {QUESTION_VALUES[pair] for pair in zip(runs, runs[1:]) if pair in QUESTION_VALUES}
         for pair, one in PHRASES.items():  # "log in" is one idea: login
             runs = _joined(runs, pair, one)
@@ -365,25 +367,28 @@ def _capitalised(text: str) -> set:
     return names
 
 
-def _file_names(text: str) -> set:
-    """Names of the files a text mentions ("comments/models.py" gives "models.py")."""
-    names = set()
+def _file_paths(text: str) -> list:
+    """The paths to files a text mentions, in order ("see comments/models.py" gives "comments/models.py")."""
+    paths = []
     for run in text.translate(_PATH_CHARS).split():
         path = _file_path(run)
         # (a version number is no file: the extension starts with a letter)
         if path and not path.rsplit("/", 1)[-1].lower().startswith(("e.g", "i.e")):
-            names.add(path.rsplit("/", 1)[-1])
-    return names
+            paths.append(path)
+    return paths
 
 
-def _extension_counts(text: str) -> dict:
-    """Lower-cased extension -> how many times it ends a file path in `text` ("models.py" counts "py")."""
+def _file_names(text: str) -> set:
+    """Names of the files a text mentions ("comments/models.py" gives "models.py")."""
+    return {path.rsplit("/", 1)[-1] for path in _file_paths(text)}
+
+
+def _extension_counts(paths) -> dict:
+    """Lower-cased extension -> how many of `paths` it ends ("models.py" counts "py")."""
     counts = {}
-    for run in text.translate(_PATH_CHARS).split():
-        path = _file_path(run)
-        if path:
-            extension = path.rsplit(".", 1)[-1].lower()
-            counts[extension] = counts.get(extension, 0) + 1
+    for path in paths:
+        extension = path.rsplit(".", 1)[-1].lower()
+        counts[extension] = counts.get(extension, 0) + 1
     return counts
 
 
@@ -514,7 +519,8 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
             score *= _weight(row, prompt, project, now, why)
             row["stale"] = _stale_value(row, changes) if changes and row["status"] == "active" else None
             if row["stale"]:  # marked; not ranked lower when a change brought it (the why names the old value)
-                score *= STALE_VALUE_WEIGHT if not reason else 1.0
+                if not reason:
+                    score *= STALE_VALUE_WEIGHT
                 why.append("replaced value")
             out.append((score, row, why))
         return out
