@@ -26,7 +26,7 @@ from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, sa
 from brain.store.chunk import CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, Chunk, empty_links, new_chunk_id
 from brain.store.chunking import ChunkingEngine
 from brain.store.episodes import forget_episode
-from brain.store.layout import StoreLayout
+from brain.store.layout import READ_FLAGS, StoreLayout
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
 from brain.store.write_session import writing
@@ -531,10 +531,9 @@ def _read_ahead(paths) -> None:
     advise = getattr(os, "posix_fadvise", None)
     if advise is None:
         return
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     for path in paths:
         try:
-            fd = os.open(path, flags)
+            fd = os.open(path, READ_FLAGS)
         except OSError:
             continue  # read_listed says why
         try:

@@ -27,6 +27,7 @@ from brain.index import access, json_indexes, search_index
 from brain.index.json_indexes import JsonIndexes
 from brain.store.audit import audit
 from brain.store.chunk import is_chunk_id, month_of
+from brain.store.layout import READ_FLAGS
 from brain.store.validation import schema_errors
 from brain.util.errors import StoreUnwritable
 from brain.util.files import TMP_PREFIX, atomic_write_json, atomic_write_text, ensure_dir, read_bytes, store_lock
@@ -99,7 +100,7 @@ def load_chunk_file(path: Path):
     """(chunk dict, None) or (None, (problem code, what is wrong)). Never follows a symbolic link."""
 
     try:  # never blocks: a FIFO in place of a chunk file is refused by the fstat below
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, READ_FLAGS)
     except OSError as exc:
         return None, ("unreadable_chunk", f"cannot be opened: {exc.strerror or exc}")
     with os.fdopen(fd, "rb") as fh:

@@ -21,6 +21,10 @@ SQLITE_FILES = ("search.db", "search.db-wal", "search.db-shm", "search.db-journa
 
 log = logging.getLogger("rlm_mem")
 
+# How a chunk file is opened for reading: never through a link, and a FIFO in a chunk's place (refused by the
+# fstat after the open) is never waited on.
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
 
 def _read_all(fd: int, size: int) -> bytes:
     """The file's bytes through its descriptor: usually one read of its size (a buffered file costs more)."""
@@ -86,8 +90,8 @@ class StoreLayout:
         """(chunk or None, mtime_ns) of a file whose folders are known to hold no link (read_file checks them; a
         path from iter_chunk_entries had its month folder checked): opened without following a link, a regular
         file, JSON matching the schema, its id its name."""
-        try:  # O_NONBLOCK: a FIFO in a chunk's place is refused by the fstat below, never waited on
-            fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        try:
+            fd = os.open(path, READ_FLAGS)
         except FileNotFoundError:
             return None, 0
         except OSError as exc:
