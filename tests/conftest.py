@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
+SHARED = ROOT.parent / "shared"  # the workplace's shared data, beside the clone (never copied into it)
+SHARED_TRANSCRIPTS = SHARED / "data" / "transcripts"  # real Claude Code transcripts
 
 
 @pytest.fixture(autouse=True)

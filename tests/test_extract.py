@@ -2,6 +2,7 @@
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_TRANSCRIPTS
 
 from brain.capture.extract import (
     Candidate,
@@ -11,7 +12,7 @@ from brain.capture.extract import (
 )
 from brain.capture.transcript import Todo, ToolUse, Turn, parse_transcript
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "transcripts"
+SHARED = SHARED_TRANSCRIPTS
 CODING = Path(__file__).resolve().parent / "fixtures" / "transcripts" / "coding_session.jsonl"
 needs_shared = pytest.mark.skipif(not SHARED.is_dir(), reason="shared transcripts not available")
 

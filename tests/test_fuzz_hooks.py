@@ -6,7 +6,7 @@ import random
 import sys
 
 import pytest
-from conftest import SHARED
+from conftest import SHARED_TRANSCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,7 +15,7 @@ from brain.hooks import handlers as hooks
 from brain.hooks import runner
 from brain.scripts import ChunkStore
 
-REAL = sorted((SHARED / "data" / "transcripts").glob("*.jsonl"))
+REAL = sorted(SHARED_TRANSCRIPTS.glob("*.jsonl"))
 EVENTS = list(hooks.HANDLERS)
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=50),
@@ -83,6 +83,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 @pytest.mark.parametrize("seed", range(12))
 def test_mutated_real_transcripts_through_hooks_and_capture(seed, tmp_path, monkeypatch, capsys, isolated_memory):
+    assert REAL, f"the shared transcripts are missing ({SHARED_TRANSCRIPTS}: the workplace's data beside the clone)"
     rng = random.Random(seed)
     source = REAL[seed % len(REAL)]
     path = tmp_path / f"mutated-{seed}.jsonl"

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_TRANSCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,7 @@ from brain.capture.extract import extract_memories, session_record
 from brain.capture.transcript import clean_text, parse_transcript
 
 HERE = Path(__file__).resolve().parent
-SHARED = HERE.parent.parent / "shared" / "data" / "transcripts"
+SHARED = SHARED_TRANSCRIPTS
 SOURCES = sorted(SHARED.glob("*.jsonl")) if SHARED.is_dir() else []
 SOURCES.append(HERE / "fixtures" / "transcripts" / "coding_session.jsonl")
 ORIGINALS = [p.read_bytes() for p in SOURCES]

@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_TRANSCRIPTS
 from harness.claude_code import BUNDLE_ROOT, fire, hook_commands
 
 from brain.hud.textwidth import display_width
 from brain.scripts import ChunkStore
 
-SHARED_TRANSCRIPTS = BUNDLE_ROOT.parent / "shared" / "data" / "transcripts"
 RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd")
 
@@ -251,7 +251,7 @@ def test_session_end_is_fast_on_a_5mb_transcript(tmp_path, project):
 
 def test_real_claude_code_transcripts(tmp_path, project, isolated_memory):
     paths = sorted(SHARED_TRANSCRIPTS.glob("*.jsonl"))
-    assert paths, "the shared transcripts are missing"
+    assert paths, f"the shared transcripts are missing ({SHARED_TRANSCRIPTS}: the workplace's data beside the clone)"
     for path in paths:
         base = {"session_id": path.stem, "transcript_path": str(path), "cwd": str(project)}
         for event, extra in (("SessionStart", {"source": "startup"}), ("UserPromptSubmit", {"prompt": "decorators"}),

@@ -4,11 +4,12 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SHARED_TRANSCRIPTS
 
 from brain.capture.transcript import clean_text, parse_transcript
 from brain.util.timestamps import timestamp_or_none
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "transcripts"
+SHARED = SHARED_TRANSCRIPTS
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
 CODING = FIXTURES / "coding_session.jsonl"
 
