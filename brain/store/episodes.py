@@ -8,8 +8,9 @@ Each entry is a session record, a notable memory or a gardening run, linking the
     - **Memory:** [chunk-2026-02-10-a1b2c3d4](../chunks/2026-02/chunk-2026-02-10-a1b2c3d4.json)
     - **Summary:** FTS5 ships with Python; no server, no model download
 
-Entries are written with one O_APPEND write, so concurrent writers never interleave; the day's heading is created
-with O_EXCL, so it is written once (brain/util/files.append_text, which also redacts). Lines are never edited; the
+Entries are written with one O_APPEND write, so concurrent writers never interleave; a day's file comes into being
+with its heading already in it (linked into place from a temp file), so the heading is written once and first
+(brain/util/files.append_text, which also redacts). Lines are never edited; the
 one exception is a memory deleted for good, whose entry goes with it (`forget_episode`). Stdlib only: capture
 imports this.
 """

@@ -323,22 +323,33 @@ def append_json_line(path, value):
 
 
 def append_text(path, text: str, *, create_with: str | None = None) -> None:
-    """Append text (redacted). `create_with`: written first, once, when this call creates the file (O_EXCL, so
-    two writers never both write it), such as a day's heading."""
+    """Append text (redacted). `create_with`: what a file this call creates starts with, such as a day's heading:
+    written first and once however many writers race to create it (_create_holding)."""
     path = os.fspath(path)
     if create_with is not None:
         ensure_dir(os.path.dirname(path))
         refuse_links(path)
+        if not os.path.lexists(path):
+            _create_holding(path, redacted(create_with).encode("utf-8"))
+    _append(path, redacted(text).encode("utf-8"))
+
+
+def _create_holding(path: str, data: bytes) -> None:
+    """Create `path` with `data` in it, unless it exists. The data goes to a temp file that is then linked into
+    place, so the file never exists without it: created empty and written after, another writer's append could
+    come first and be overwritten by it (an episode entry was lost that way)."""
+    fd, tmp = _temp_file(os.path.dirname(path) or ".")
+    try:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, FILE_MODE)
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        try:
+            os.link(tmp, path)  # fails if the path exists: one creator wins, whole
         except FileExistsError:
             pass
-        else:
-            try:
-                os.write(fd, redacted(create_with).encode("utf-8"))
-            finally:
-                os.close(fd)
-    _append(path, redacted(text).encode("utf-8"))
+    finally:
+        _unlink_quietly(tmp)
 
 
 # ---------------------------------------------------------------- reading
