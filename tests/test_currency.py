@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.capture.alternatives import job_of, same_job
-from brain.capture.currency import _edit_changes, _stated_changes
+from brain.capture.currency import _asked_values, _edited_number, edit_changes, _stated_changes
 from brain.util.text import holds_value
 from brain.util import values as values_mod
 from brain.util.values import coarse_kinds, value_kinds
@@ -30,7 +30,7 @@ from brain.util.values import coarse_kinds, value_kinds
     ("FROM node:18-alpine", "FROM node:20-alpine", ("Node 18", "Node 20")),
 ])
 def test_an_edit_replacing_a_value_is_a_change(old, new, pair):
-    assert pair in _edit_changes(old, new)
+    assert pair in edit_changes(old, new)
 
 
 @pytest.mark.parametrize("old, new", [
@@ -39,7 +39,20 @@ def test_an_edit_replacing_a_value_is_a_change(old, new, pair):
     ("a = 1 * time.Minute\nb = 2 * time.Minute", "a = 3 * time.Minute\nb = 4 * time.Minute"),  # which went where?
 ])
 def test_an_edit_that_changes_no_single_value_is_none(old, new):
-    assert _edit_changes(old, new) == []
+    assert edit_changes(old, new) == []
+
+
+@pytest.mark.parametrize("line, old, new, pair", [
+    ("They need old builds for hotfixes. Make it 45 days.", "from_secs(14 * 24 * 3600)", "from_secs(45 * 24 * 3600)",
+     ("14 days", "45 days")),
+    ("Make it 90 minutes", "CACHE_TTL = 20 * 60", "CACHE_TTL = 90 * 60", ("20 minutes", "90 minutes")),
+    ("Make it 2 hours", "TIMEOUT = 30 * 60", "TIMEOUT = 2 * 60 * 60", None),  # a unit changed too: not one number
+    ("Make it 2 hours", "a = 30\nb = 40", "a = 2\nb = 50", None),  # which went where?
+    ("Make it 45 days", "retries = 3", "retries = 5", None),  # not the asked number
+    ("Please make sure the tests pass", "x = 1", "x = 2", None),  # asks for no value
+])
+def test_an_edit_carrying_out_an_asked_value_says_the_old_one(line, old, new, pair):
+    assert _edited_number(old, new, _asked_values(line)) == ([pair] if pair else [])
 
 
 @pytest.mark.parametrize("message, pair", [

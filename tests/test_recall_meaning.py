@@ -168,6 +168,41 @@ def test_why_a_value_changed_is_answered_by_the_request_that_changed_it(tmp_path
     assert "5050" in context and all(marked_or_beside(line, "5050") for line in lines_with(context, "5000"))
 
 
+def test_a_value_asked_for_and_carried_out_by_an_edit_replaces_the_old_one(tmp_path, project):
+    """No turn before the request states the old value's kind ("Make it 90 minutes" after talk of something else),
+    and the edit says it in code (`from_secs(20 * 60)`): the one number the edit replaced is the old value. A value
+    the person names without asking in so many words ("09:30 UTC works better"), which the reply's edit sets, is
+    a decision the next session's brief holds."""
+    captured(tmp_path, project, [
+        ("w1", 25, [
+            User("Reports should be cached for 20 minutes."),
+            Assistant("The report cache now keeps entries for 20 minutes.",
+                      [Edit("src/cache.rs", "", "const REPORT_TTL: Duration = Duration::from_secs(20 * 60);\n")]),
+            User("Send the weekly digest at 07:00 UTC on Mondays."),
+            Assistant("The digest job is scheduled with the cron expression 0 7 * * 1.",
+                      [Edit("src/jobs.rs", "", "const DIGEST_CRON: &str = \"0 0 7 * * 1\";\n")]),
+        ]),
+        ("w2", 4, [
+            User("Add a --dry-run flag to the export command."),
+            Assistant("Added --dry-run: it prints what would be exported and writes nothing.",
+                      [Edit("src/export.rs", "", "#[arg(long)] dry_run: bool,\n")]),
+            User("The finance team complains the reports lag behind their spreadsheets. Make it 90 minutes."),
+            Assistant("Done, cached reports are kept longer now.",
+                      [Edit("src/cache.rs", "Duration::from_secs(20 * 60)", "Duration::from_secs(90 * 60)")]),
+            User("Nobody reads the digest that early, it is buried by noon. 09:30 UTC works better."),
+            Assistant("Moved the digest job: the digest now goes out at 09:30 UTC on Mondays (cron 0 30 9 * * 1).",
+                      [Edit("src/jobs.rs", "\"0 0 7 * * 1\"", "\"0 30 9 * * 1\"")]),
+        ]),
+    ])
+    context = prompt(project, "How long are reports cached?")
+    assert "90 minutes" in context, context
+    assert all(marked_or_beside(line, "90 minutes") for line in lines_with(context, "20 minutes")), context
+    decisions = [c.content for c in ChunkStore(os.environ["RLM_MEM_DIR"]).list_chunks()
+                 if c.metadata.get("kind") == "decision" and c.metadata.get("status", "active") == "active"]
+    assert any("09:30 UTC" in d for d in decisions), decisions
+    assert "09:30 UTC" in start(project)
+
+
 def test_decisions_agreed_in_conversation_are_decisions_and_the_brief_holds_the_latest(tmp_path, project):
     captured(tmp_path, project, PORT_AND_QUEUE)
     decisions = [c.content for c in ChunkStore(os.environ["RLM_MEM_DIR"]).list_chunks()

@@ -14,7 +14,7 @@ or a subject ("14 days", "Node 18", "port 8090"), URLs, host names, paths, times
 sentence says one replaced another.
 """
 import re
-from collections import namedtuple
+from collections import Counter, namedtuple
 
 from brain.capture.alternatives import job_of, same_job
 from brain.capture.transcript import EDIT_TOOLS
@@ -63,7 +63,7 @@ _MAKE_IT = re.compile(r"^(?:ok(?:ay)?,?\s+|actually,?\s+|please\s+|then\s+)*(?:m
 # subject: for a change whose old value was not said, the word older memories state it beside ("hold")
 Change = namedtuple("Change", "old new when turn subject", defaults=(None,))
 
-def _edit_changes(old: str, new: str) -> list:
+def edit_changes(old: str, new: str) -> list:
     """Value pairs an edit replaced: one removed and one added value of the same kind (any two durations are of one
     kind: `time.Minute` into `30 * time.Second`; so are two sizes), or an interval replaced by a schedule
     (`interval(Duration::from_secs(3600))` into `"0 15 3 * * *"`). A changed URL also changes its host."""
@@ -164,11 +164,23 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
                 olds = [v for k, v in value_kinds(message) if k == kind and v.lower() != value.lower()]
                 pairs += [(olds[0], value)] if len(olds) == 1 else [(None, value, m.group("subject"))]
             break
-    stripped = text.strip()
-    m = _MAKE_IT.match(stripped) if len(stripped) < 120 else None
-    if m and previous:
-        pairs += _answered_change(m.group("new"), previous)
+    if previous:
+        for wanted in _made_values(text):
+            pairs += _answered_change(wanted, previous)
     return pairs
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
+def _made_values(line: str) -> list:
+    """What the line's "make it ..." sentences ask for ("They need old builds for hotfixes. Make it 45 days.")."""
+    made = []
+    for sentence in _SENTENCE_END.split(line.strip()):
+        m = _MAKE_IT.match(sentence) if len(sentence) < 120 else None
+        if m:
+            made.append(m.group("new"))
+    return made
 
 
 def _number_pair(old: str, new: str, before: str) -> list:
@@ -198,19 +210,47 @@ def _answered_change(wanted: str, previous: str) -> list:
     return pairs
 
 
+def _asked_values(line: str) -> list:
+    """Values with a unit a person asks for ("Make it 45 days.")."""
+    return [value for wanted in _made_values(line) for kind, value in value_kinds(wanted) if kind.startswith("unit:")]
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+
+
+def _edited_number(old: str, new: str, asked: list) -> list:
+    """An edit carrying out a request for a value the conversation had not stated ("Make it 45 days", then
+    `from_secs(14 * 24 * 3600)` into `from_secs(45 * 24 * 3600)`): the one number the edit replaced, by the asked
+    one, is the old value, in the asked value's unit."""
+    before, after = Counter(_NUMBER.findall(old)), Counter(_NUMBER.findall(new))
+    removed, added = list((before - after).elements()), list((after - before).elements())
+    if len(removed) != 1 or len(added) != 1 or before.total() != after.total():  # one number, nothing else
+        return []
+    for value in asked:
+        number, _, unit = value.partition(" ")
+        if number == added[0] and unit and removed[0] != number:
+            return [(f"{removed[0]} {unit}", value)]
+    return []
+
+
 def session_changes(turns) -> list:
     """Every value change a session made, in order: Change(old, new, when, turn)."""
-    changes, previous = [], ""
+    changes, previous, asked = [], "", []
     for turn in turns:
         if turn.is_sidechain or turn.is_compact_summary:
             continue
         for use in turn.tool_uses:
             if use.name in EDIT_TOOLS and use.ok is not False and use.edit:
-                changes += [Change(o, n, turn.timestamp, turn) for o, n in _edit_changes(*use.edit)]
+                pairs = edit_changes(*use.edit) or _edited_number(*use.edit, asked)
+                changes += [Change(o, n, turn.timestamp, turn) for o, n in pairs]
         if turn.text:
+            if turn.role == "user":
+                asked = []
             for line in turn.text.splitlines():
-                changes += [Change(pair[0], pair[1], turn.timestamp, turn, *pair[2:]) for pair in
-                            _stated_changes(line, previous if turn.role == "user" else "", turn.text)]
+                pairs = _stated_changes(line, previous if turn.role == "user" else "", turn.text)
+                changes += [Change(pair[0], pair[1], turn.timestamp, turn, *pair[2:]) for pair in pairs]
+                if turn.role == "user" and not pairs:
+                    asked += _asked_values(line)  # no earlier value of its kind: the edit that follows may say
             if turn.role == "assistant":
                 previous = turn.text
     return list({((c.old or "").lower(), c.new.lower(), c.subject): c for c in changes}.values())

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from brain.capture.novelty import Recalled, content_words, values
 from brain.capture.scopes import PROJECT, scope_of
 from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
-from brain.util.text import STOPWORDS, clip, sentences, speaker_label
+from brain.util.text import STOPWORDS, clip, holds_value, sentences, speaker_label
 from brain.util.values import value_kinds
 
 MAX_CONTENT = 600
@@ -306,6 +306,7 @@ def _change_decisions(turns: list) -> list:
         if reply is None or not any(u.name in EDIT_TOOLS or u.command for u in reply.tool_uses) or \
                 any(u.ok is False for u in reply.tool_uses):
             continue
+        decided = None
         for sentence in _sentences(turn.text):
             if sentence.is_question or not _CHANGE_REQUEST.match(sentence.body) or _word_count(sentence.text) < 3:
                 continue
@@ -314,12 +315,39 @@ def _change_decisions(turns: list) -> list:
                 confirm = next((s.text for s in _sentences(reply.text) if not s.is_question and value_kinds(s.text)),
                                "")
                 text = _capitalize(_DONE_PREFIX.sub("", confirm)) if confirm else ""
-            if text:
-                out.append((position, _candidate("decision", "decision", f"Decision: {text}",
-                                                 CONFIDENCE["decision"], ("decision", "change"), turn, "present",
-                                                 sentence)))
+            decided = (sentence, text)
             break
+        decided = decided or _value_carried_out(turn, reply)
+        if decided and decided[1]:
+            out.append((position, _candidate("decision", "decision", f"Decision: {decided[1]}",
+                                             CONFIDENCE["decision"], ("decision", "change"), turn, "present",
+                                             decided[0])))
     return out
+
+
+def _value_carried_out(turn, reply):
+    """(the person's sentence, the reply's) when the reply's edit set a value the person named without asking in
+    so many words ("Once a night is enough, 03:15 UTC." -> an interval replaced by a schedule, "the sweep now runs
+    daily at 03:15 UTC with the cron expression 0 15 3 * * *"); None otherwise."""
+    from brain.capture.currency import edit_changes  # capture only: the store lookups it brings are not needed above
+
+    new_values = [new for use in reply.tool_uses if use.name in EDIT_TOOLS and use.edit
+                  for _, new in edit_changes(*use.edit)]
+    if not new_values:
+        return None
+    for sentence in _sentences(turn.text):
+        named = [value for _, value in value_kinds(sentence.text)]
+        if sentence.is_question or not named:
+            continue
+        for said in _sentences(reply.text):
+            if not said.is_question and any(holds_value(said.text, v) for v in named) and \
+                    any(holds_value(said.text, v) for v in new_values):
+                # the clause naming the value ("Replaced X with Y: the sweep now runs daily at 03:15 UTC"): an
+                # index line shows a decision's first words
+                clause = next(c for c in re.split(r"[:;]\s+", said.text) + [said.text]
+                              if any(holds_value(c, v) for v in named))
+                return sentence, _capitalize(_DONE_PREFIX.sub("", clause.strip()))
+    return None
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
