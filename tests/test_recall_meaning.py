@@ -203,6 +203,17 @@ def test_a_value_asked_for_and_carried_out_by_an_edit_replaces_the_old_one(tmp_p
     assert "09:30 UTC" in start(project)
 
 
+def test_where_something_comes_from_is_answered_by_its_source_address(project):
+    """"Where does X come from?" asks for a source: of two memories the question's words find alike, the one
+    naming an address comes first (without the rule the newer one would)."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    store.create_chunk("The marina forecast feed is pulled with our station key from "
+                       "https://api.seawx.example/v2/stations/0014/forecast", created="2026-01-05T09:00:00Z")
+    store.create_chunk("The marina forecast feed is on the dashboard", created="2026-01-06T09:00:00Z")
+    first = rlm(project, "recall", "Where does the marina forecast feed come from?").split("\n- ", 1)[-1]
+    assert "seawx" in first.split("\n", 1)[0], first
+
+
 def test_decisions_agreed_in_conversation_are_decisions_and_the_brief_holds_the_latest(tmp_path, project):
     captured(tmp_path, project, PORT_AND_QUEUE)
     decisions = [c.content for c in ChunkStore(os.environ["RLM_MEM_DIR"]).list_chunks()

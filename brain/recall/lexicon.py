@@ -87,7 +87,7 @@ QUESTION_VALUES = {("left", "to"): "todo", ("next", "steps"): "todo", ("still", 
                    ("how", "long"): "duration", ("which", "port"): "port", ("what", "port"): "port",
                    ("what", "time"): "time", ("which", "version"): "version", ("what", "version"): "version",
                    ("what", "url"): "url", ("which", "url"): "url", ("what", "address"): "url",
-                   ("which", "host"): "url", ("what", "host"): "url"}
+                   ("which", "host"): "url", ("what", "host"): "url", ("come", "from"): "url"}
 
 
 def _index() -> tuple:
