@@ -94,6 +94,9 @@ def test_alternatives_know_a_tools_job_and_two_names_of_one_tool():
     assert job_of("requests") is None and job_of("echo") is None
     assert same_job("postgresql", "we ran postgres before") == []  # one tool, two names
     assert same_job("arq", "celery's workers leak; rq is simpler") == ["celery", "rq"]
+    # S3 clients do one job: "boto is ancient ... switch to aioboto3" replaces boto
+    assert _stated_changes("Switch us to aioboto3.", "", "boto is ancient. Switch us to aioboto3.") == [
+        ("boto", "aioboto3")]
 
 
 def test_code_durations_cron_specs_and_open_work_are_values():
@@ -113,6 +116,10 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("with pool_max_conns=10 in the DSN", "pool_max_conns = 10", True),
     ("PgPoolOptions::new().max_connections(10)", "max_connections = 10", True),
     ("max_connections = 100", "max_connections = 10", False),
+    ("I'll port the rusoto_s3 client over", "rusoto", True),  # a tool's name before _ or - names its part
+    ("celery-beat schedules it", "celery", True),
+    ("the api-staging.x.dev host", "staging.x.dev", False),  # glued before: another host
+    ("port 8087_b", "8087", False),  # a number glued to more is another value
 ])
 def test_a_value_is_found_as_people_write_it(text, value, held):
     assert holds_value(text, value) is held

@@ -248,3 +248,35 @@ def test_the_lexicon_gives_each_word_the_other_terms_of_every_group_holding_it()
         assert lexicon.idea(term) == holding[0][0]
     assert "postgres" in lexicon.related("databases") and lexicon.idea("linters") == "lint"
     assert lexicon.related("teapot") == () and lexicon.idea("teapot") == "teapot"
+
+
+def test_the_word_naming_what_kind_of_answer_is_asked_for_does_not_veto_recall(project):
+    """"Which crate ...?", "which ... invocation", "the worker count": the question names the kind of thing it
+    wants, which the memory holding the thing rarely says. With such a word counted as a topic the store never saw,
+    each of these prompts was turned away."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    store.create_chunk("Events are published to Kafka through rdkafka with acks=all.", created="2026-01-05T09:00:00Z")
+    store.create_chunk("Pre-merge check: ruff check --select ALL src/", created="2026-01-06T09:00:00Z")
+    store.create_chunk("Set the workers to 4 instead of 8: the box has 4 cores and 8 thrashed.",
+                       created="2026-01-07T09:00:00Z")
+    for question, answer in (("Which crate talks to Kafka?", "rdkafka"),
+                             ("Which ruff invocation do we block on?", "--select ALL"),
+                             ("Why did we lower the worker count?", "thrashed")):
+        assert answer in prompt(project, question), question
+    for text in UNRELATED:
+        assert prompt(project, text) == "", text
+
+
+def test_a_retry_is_an_attempt_and_a_sweep_a_cleanup(project):
+    """Software words for one idea (the lexicon): a retry count is stated in attempts, a cleanup job is called a
+    sweep, the compiler is pinned as a toolchain, the biggest allowed is a limit."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    store.create_chunk("The uploader makes 5 attempts with exponential backoff.", created="2026-01-05T09:00:00Z")
+    store.create_chunk("The orphan sweep runs at 02:00 and logs what it deleted.", created="2026-01-06T09:00:00Z")
+    store.create_chunk("rust-toolchain.toml pins 1.82 for CI and laptops alike.", created="2026-01-07T09:00:00Z")
+    store.create_chunk("Attachments have a 25 MB limit (client_max_body_size).", created="2026-01-08T09:00:00Z")
+    for question, answer in (("How often does the uploader retry?", "5 attempts"),
+                             ("When does the cleanup happen?", "02:00"),
+                             ("Which compiler do we use?", "1.82"),
+                             ("What's the biggest attachment allowed?", "25 MB")):
+        assert answer in prompt(project, question), question  # each one got nothing without its group

@@ -34,6 +34,7 @@ state redux zustand mobx recoil jotai pinia vuex
 css tailwind bootstrap bulma
 database postgres postgresql mysql mariadb sqlite mongodb dynamodb cockroachdb
 scheduler apscheduler robfig/cron node-cron
+s3client rusoto rusoto_s3 aws-sdk-s3 boto boto3 aioboto3 s3fs
 """
 
 

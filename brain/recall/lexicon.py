@@ -64,13 +64,17 @@ sign signs signing signature signatures jose pyjwt jsonwebtoken
 linting precommit pre-commit
 shorter shorten shortened cut reduce reduced lower lowered decrease decreased
 longer lengthen extend extended raise raised increase increased
+retry retries retried retrying attempt attempts backoff
+cleanup sweep sweeps sweeper gc prune pruned pruning purge purged vacuum
+compiler compilers rustc gcc clang javac tsc toolchain toolchains
+limit limits max maximum cap capped ceiling biggest largest
 """
 
 # Words that frame a question rather than name its topic ("which library did we pick?", "what still needs
 # doing?"): recall looks for the rest of the prompt, so a memory need not hold these to answer it.
 FRAMING = frozenset("""still need needs needed doing pick picked choose chose chosen library libraries tool tools
-use used using decide decided currently supposed happen happened going left remaining unfinished outstanding open
-todo todos""".split())
+crate crates use used using decide decided currently supposed happen happened going left remaining unfinished outstanding open
+todo todos count number invocation invocations""".split())
 
 
 # Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.

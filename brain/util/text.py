@@ -166,6 +166,8 @@ def value_span(text: str, value: str):
             glued_after = after[:1].isalnum() or after[:1] in _VALUE_GLUE or (after[:1] == "." and after[1:2].isalnum())
             if variant is not value and after[:1] == "-":  # "node:18-alpine" states Node 18
                 glued_after = False
+            if after[:1] in _VALUE_GLUE and after[1:2].isalnum() and value.isalpha() and len(value) >= 3:
+                glued_after = False  # a tool's name before _ or - names one of its parts: rusoto_s3, celery-beat
             if not glued_before and not glued_after:
                 return at, at + len(variant)
             at = lowered.find(variant, at + 1)
