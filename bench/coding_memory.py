@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Coding-memory benchmark (issue 12): realistic Claude Code histories, asked about in other words.
 
-    .venv/bin/python bench/coding_memory.py [--history ledger,trailmap] [--json OUT] [--show]
+    .venv/bin/python bench/coding_memory.py [--history ledger,trailmap] [--json OUT] [--show] [--bulk N]
 
 Each history (bench/coding/history_*.py) is several Claude Code sessions over weeks, written as real transcripts
 (tests/harness/transcripts.py) and dated back from now. Every session goes through the real hooks from
@@ -15,6 +15,10 @@ Then a new session starts and each question is typed as a prompt. Reported, per 
   replaced values it shows as current;
 - the mean characters injected per prompt.
 History A (ledger) is the one changes are developed against; B (trailmap) was written with it and is held out.
+
+--bulk N asks the same questions of a store that also holds N other memories of the same project, as a year of
+work would leave them (bench/corpus.py: other services' turns, decisions and sessions, dated over the year before),
+added after the history's own sessions and gardening: recall at the size a long-time user's store has.
 """
 import argparse
 import importlib
@@ -63,7 +67,31 @@ def shown_as_current(context: str, value: str, current=()) -> bool:
                for line in context.splitlines())
 
 
-def run_history(name: str, *, show: bool = False, keep: Path | None = None) -> dict:
+def add_bulk(memory: Path, count: int) -> None:
+    """`count` memories of bench/corpus.py into the store, all given the project the history's sessions have."""
+    import itertools
+    import sqlite3
+
+    from corpus import chunk_specs
+
+    from brain.scripts import ChunkStore
+
+    with sqlite3.connect(memory / "index" / "search.db") as conn:
+        (project,) = conn.execute("SELECT project FROM chunks WHERE project IS NOT NULL GROUP BY project "
+                                  "ORDER BY count(*) DESC LIMIT 1").fetchone()
+    specs = []
+    for spec in itertools.islice(chunk_specs(count), count):
+        metadata = dict(spec.get("metadata", {}))
+        if metadata.get("project"):
+            metadata.update(project=project, project_name=project)
+        specs.append(dict(spec, metadata=metadata))
+    store = ChunkStore(str(memory), actor="bench")
+    with store.batched():
+        for start in range(0, count, 1000):
+            store.create_many(specs[start:start + 1000], reason="coding benchmark: bulk", bulk=True)
+
+
+def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk: int = 0) -> dict:
     history = importlib.import_module(f"coding.history_{name}")
     with tempfile.TemporaryDirectory(prefix=f"coding-{name}-") as tmp:
         tmp = Path(tmp)
@@ -90,6 +118,8 @@ def run_history(name: str, *, show: bool = False, keep: Path | None = None) -> d
             subprocess.run(RLM_MEM + ["ingest"], env=env, check=True, capture_output=True, cwd=project)
         subprocess.run(RLM_MEM + ["garden", "--apply", "--quiet"], env=env, check=True, capture_output=True,
                        cwd=project)
+        if bulk:
+            add_bulk(memory, bulk)
         next_session = {"session_id": "next", "transcript_path": str(transcripts / "next.jsonl"),
                         "cwd": str(project)}
         brief = fire("SessionStart", dict(next_session, source="startup"), env=env)[0].context
@@ -107,7 +137,7 @@ def run_history(name: str, *, show: bool = False, keep: Path | None = None) -> d
     brief_stale = [v for v in history.BRIEF["stale"]
                    if shown_as_current(brief, v, [alt for alts in expected for alt in alts])]
     out = {
-        "history": name, "sessions": len(history.SESSIONS), "questions": len(results),
+        "history": name, "sessions": len(history.SESSIONS), "questions": len(results), "bulk": bulk,
         "answered": round(100 * sum(r["answered"] for r in results) / len(results), 1),
         "stale_shown_as_current": sum(len(r["stale_as_current"]) for r in results),
         "brief_holds": f"{len(held)}/{len(history.BRIEF['holds'])}",
@@ -130,11 +160,15 @@ def main() -> int:
     parser.add_argument("--json", dest="json_out", help="write the results to this file")
     parser.add_argument("--show", action="store_true", help="also print the brief and every prompt's context")
     parser.add_argument("--keep", help="build each history's memory under this folder and leave it there")
+    parser.add_argument("--bulk", type=int, default=0, metavar="N",
+                        help="also hold N other memories of the same project (a long-time user's store)")
     args = parser.parse_args()
     keep = Path(args.keep) if args.keep else None
-    reports = [run_history(name.strip(), show=args.show, keep=keep) for name in args.history.split(",") if name.strip()]
+    reports = [run_history(name.strip(), show=args.show, keep=keep, bulk=args.bulk)
+               for name in args.history.split(",") if name.strip()]
     for report in reports:
-        print(f"{report['history']}: {report['questions']} questions over {report['sessions']} sessions: "
+        bulk = f" (+{report['bulk']:,} other memories)" if report["bulk"] else ""
+        print(f"{report['history']}{bulk}: {report['questions']} questions over {report['sessions']} sessions: "
               f"answered {report['answered']}%, stale shown as current {report['stale_shown_as_current']}, "
               f"brief holds {report['brief_holds']} (missing {report['brief_missing']}, stale as current "
               f"{report['brief_stale_as_current']}), {report['mean_injected_chars']} chars a prompt, "

@@ -59,3 +59,30 @@ def test_a_family_on_many_memories_is_ranked_over_its_newest_and_still_answers(i
     assert result.items and "8443" in result.items[0].text
     family = [sql for sql in recall_sql if '"bind" OR' in sql and "count(*)" not in sql]
     assert family and all("ORDER BY rowid DESC" in sql and "bm25" not in sql for sql in family), family
+
+
+def test_counts_in_a_large_store_are_estimated_only_for_words_ranked_over_their_newest(isolated_memory,
+                                                                                       monkeypatch, recall_sql):
+    """Above COUNT_WINDOW memories a word's matches are first counted among the newest COUNT_WINDOW: a word the
+    window shows to be on more than COMMON_MAX_ROWS memories keeps that estimate (counting all of them cost 6 ms
+    for a word on 25,000 of 100,000 memories); a rarer word, and one found only in older memories, is counted
+    exactly, so an old memory's rare word is never taken for a word the store lacks. Scaled down: 20,000 -> 30
+    memories, 2,000 -> 10."""
+    monkeypatch.setattr(recall_module, "COUNT_WINDOW", 30)
+    monkeypatch.setattr(recall_module, "COMMON_MAX_ROWS", 10)
+    monkeypatch.setattr(recall_module, "CAPPED_ROWS", 10)
+    store = ChunkStore(isolated_memory)
+    old = [dict(content="The flaky importer was replaced by the tidewater parser.", created="2025-01-02T09:00:00Z")]
+    old += [dict(content=f"Ticket {i} about the importer was closed.", created="2025-01-03T09:00:00Z")
+            for i in range(5)]
+    new = [dict(content=f"The billing report {i} ran on the queue.", created="2026-01-05T09:00:00Z")
+           for i in range(60)]
+    store.create_many(old + new)
+    result = recall(isolated_memory, "what replaced the flaky importer in the billing report?", track=False)
+    assert result.items and any("tidewater" in item.text for item in result.items)
+    counts = [sql for sql in recall_sql if "count(*)" in sql]
+    windowed = [sql for sql in counts if "rowid >=" in sql]
+    exact = [sql for sql in counts if "rowid >=" not in sql]
+    billing, importer = "MATCH '\"billing\"'", "MATCH '\"importer\"'"  # the word's own count, not a family's
+    assert any(billing in sql for sql in windowed) and not any(sql.endswith(billing) for sql in exact), counts
+    assert any(sql.endswith(importer) for sql in exact), counts  # older memories only: counted whole

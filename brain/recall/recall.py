@@ -81,6 +81,7 @@ COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
 # keeps a prompt whose words are all this common in a large store answered (issue 17).
 COMMON_MAX_ROWS = 2000
 CAPPED_ROWS = 100  # ~0.3 ms a word at 100,000 memories (bench/run.py)
+COUNT_WINDOW = 20_000  # newest memories in which a word's matches are counted first (see _match_count)
 TERM_ROWS = 100  # best rows read per word
 # A word's family matching more memories than this is scored over its newest CAPPED_ROWS matches (the family
 # counts at 0.6 of the word at most; "port" OR "bind" OR ... on 1,000 memories cost 3-5 ms to rank in full).
@@ -616,10 +617,11 @@ def _text_scores(conn, words, total):
     most), and the prompt's words too common in the store to search for (they say what the store is about)."""
     text, matched, idf, common, capped = {}, {}, {}, [], {}
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
+    window = _count_window(conn, total)
     for word in words:
         # Count first: counting matches is ~30x cheaper than ranking them (ORDER BY rank scores every match), and
         # a common word's ranking is thrown away (bench/run.py at 100k chunks: 1.5 ms instead of 60 ms a word).
-        df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (f'"{word}"',)).fetchone()[0]
+        df = _match_count(conn, f'"{word}"', window)
         if df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS:
             idf[word] = 0.0  # names of the people talking, "work" in a work log: present everywhere, tells nothing
             common.append(word)
@@ -636,6 +638,34 @@ def _text_scores(conn, words, total):
     if capped:
         _capped_scores(conn, {word: _fts_idf(total, df) for word, df in capped.items()}, text, matched)
     return text, matched, idf, common
+
+
+def _count_window(conn, total: int):
+    """(first rowid, the share of the store from it on) of the newest COUNT_WINDOW memories, in a store larger than
+    that; else None. Rowids grow with each memory added, so the span from the smallest to the largest tells how
+    densely they are used (two index seeks; counting the window's rows would read them all)."""
+    if total <= COUNT_WINDOW:
+        return None
+    # two queries: SQLite reads min() or max() alone off the table's ends, both at once by scanning every row
+    first = conn.execute("SELECT min(rowid) FROM chunks").fetchone()[0]
+    last = conn.execute("SELECT max(rowid) FROM chunks").fetchone()[0]
+    if first is None:
+        return None
+    start = max(first, last - (COUNT_WINDOW * (last - first + 1)) // total + 1)
+    return start, (last - start + 1) / (last - first + 1)
+
+
+def _match_count(conn, match: str, window) -> int:
+    """How many memories `match` finds. A store larger than COUNT_WINDOW: when the newest memories say the count
+    would pass COMMON_MAX_ROWS, it is estimated from them (only a word ranked over its newest matches, or not at
+    all, gets an estimate; its IDF moves little with it), since counting a word on 25,000 memories took 6 ms
+    (bench/run.py, 100k); a rarer word, or one frequent only in older memories, is counted exactly."""
+    if window is not None:
+        start, share = window
+        seen = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid >= ?", (match, start)).fetchone()[0]
+        if seen > COMMON_MAX_ROWS * share:
+            return round(seen / share)
+    return conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (match,)).fetchone()[0]
 
 
 def _capped_scores(conn, capped: dict, text, matched):
