@@ -62,12 +62,13 @@ def css(driver, selector):
 
 
 def wait_for_text(driver, words: str):
-    """Until the page shows `words` (a click's navigation may replace the page while it is read)."""
+    """Until the page shows `words` and has finished loading (a click's navigation may replace the page while it
+    is read, and the words near its top can show before the forms below them are parsed)."""
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, 15, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda d: words in visible(d))
+    WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: words in visible(d) and d.execute_script("return document.readyState") == "complete")
 
 
 def test_stored_memories_are_listed_by_day(browser, store, serve):
