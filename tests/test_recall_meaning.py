@@ -280,3 +280,18 @@ def test_a_retry_is_an_attempt_and_a_sweep_a_cleanup(project):
                              ("Which compiler do we use?", "1.82"),
                              ("What's the biggest attachment allowed?", "25 MB")):
         assert answer in prompt(project, question), question  # each one got nothing without its group
+
+
+def test_a_question_for_a_value_is_answered_by_a_memory_stating_one_in_its_own_words(project):
+    """"Which port does the collector sidecar on the lumen host forward datagrams to?" against "the sidecar on the
+    lumen farm ships to 9125": the memory holds two of the prompt's ideas and states a number, the person's words
+    (host, forward, datagrams) are not the memory's. Without the rule the gate turned it away: two words the store
+    never saw, two it knows from elsewhere. A port question nothing answers still gets nothing."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    store.create_chunk("Heads up: the sidecar on the lumen farm ships to 9125, not 8125.",
+                       created="2026-01-05T09:00:00Z")
+    store.create_chunk("The collector keeps a queue of 500 points before it flushes.", created="2026-01-06T09:00:00Z")
+    store.create_chunk("Grafana shows the collector's queue depth per host.", created="2026-01-07T09:00:00Z")
+    assert "9125" in prompt(project, "Which port does the collector sidecar on the lumen host forward datagrams to?")
+    for text in ("Which port does Redis use by default?", *UNRELATED):
+        assert prompt(project, text) == "", text

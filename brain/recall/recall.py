@@ -88,6 +88,7 @@ TERM_ROWS = 100  # best rows read per word
 FAMILY_RANKED_ROWS = 500
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
 MAX_CANDIDATES = 200  # best by text and context, then weighed
+VALUE_GATE_ROWS = 20  # best memories by share looked at for the value a prompt asks for (_states_the_value_...)
 DATED_ROWS = 200
 FILL_SCAN = 150  # candidates looked at when filling the budget
 MAX_ITEM_CHARS = 1200  # a longer memory is shown as the sentences around the prompt's words
@@ -488,7 +489,9 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     if not (best_share >= COVERAGE_MIN or file_rows or open_work
             or (common and (best_share >= ON_TOPIC_COVERAGE_MIN or dated))
             or _answers_what_is_known(matched, share_of_present, present, len(idf) - len(present))
-            or _holds_two_known_words(matched, share_of_present, present, len(idf) - len(present))):
+            or _holds_two_known_words(matched, share_of_present, present, len(idf) - len(present))
+            or _states_the_value_asked_for(conn, matched, share_of_present, present, len(idf) - len(present),
+                                           prompt.wants - {"todo"})):
         return [], 0
     prompt.weak = best_share < STRONG_SHARE and not (file_rows or open_work or dated)
     scores = _with_context(conn, text)
@@ -747,6 +750,26 @@ def _holds_two_known_words(matched, share_of_present, present, absent_count) -> 
             if len(known) >= 2 and absent_count < len(known):
                 return True
     return False
+
+
+def _states_the_value_asked_for(conn, matched, share_of_present, present, absent_count, wanted) -> bool:
+    """A prompt asking for a kind of value ("which port does the reverse proxy on the marina server send traffic
+    to?") and a memory stating a value of that kind that holds two of the prompt's ideas the store knows ("the ops
+    proxy on the marina box forwards to 9400"): an answer, even when the prompt has one word more the store never
+    saw than _holds_two_known_words allows (the person's words for what the memory says in its own)."""
+    if not wanted:
+        return False
+    known_of_prompt = _ideas(present)
+    rows = [rowid for rowid in sorted(share_of_present, key=share_of_present.get, reverse=True)[:VALUE_GATE_ROWS]
+            if absent_count <= len(_known_ideas(matched.get(rowid, ())) & known_of_prompt) + 1
+            and len(_known_ideas(matched.get(rowid, ())) & known_of_prompt) >= 2]
+    if not rows:
+        return False
+    marks = ",".join("?" * len(rows))
+    if "port" in wanted:  # a port is often written as a bare number ("the proxy forwards to 9400")
+        wanted = wanted | {"number"}
+    return any(wanted.intersection(kinds.split()) for (kinds,) in conn.execute(
+        f"SELECT value_kinds FROM chunks WHERE rowid IN ({marks})", rows))
 
 
 def _ideas(words) -> set:
