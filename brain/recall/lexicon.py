@@ -73,8 +73,8 @@ limit limits max maximum cap capped ceiling biggest largest
 # Words that frame a question rather than name its topic ("which library did we pick?", "what still needs
 # doing?"): recall looks for the rest of the prompt, so a memory need not hold these to answer it.
 FRAMING = frozenset("""still need needs needed doing pick picked choose chose chosen library libraries tool tools
-crate crates use used using decide decided currently supposed happen happened going left remaining unfinished outstanding open
-todo todos count number invocation invocations""".split())
+crate crates use used using decide decided currently supposed happen happened going left remaining unfinished
+outstanding open todo todos count number invocation invocations""".split())
 
 
 # Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.

@@ -760,9 +760,11 @@ def _states_the_value_asked_for(conn, matched, share_of_present, present, absent
     if not wanted:
         return False
     known_of_prompt = _ideas(present)
-    rows = [rowid for rowid in sorted(share_of_present, key=share_of_present.get, reverse=True)[:VALUE_GATE_ROWS]
-            if absent_count <= len(_known_ideas(matched.get(rowid, ())) & known_of_prompt) + 1
-            and len(_known_ideas(matched.get(rowid, ())) & known_of_prompt) >= 2]
+    rows = []
+    for rowid in sorted(share_of_present, key=share_of_present.get, reverse=True)[:VALUE_GATE_ROWS]:
+        known = len(_known_ideas(matched.get(rowid, ())) & known_of_prompt)
+        if known >= 2 and absent_count <= known + 1:
+            rows.append(rowid)
     if not rows:
         return False
     marks = ",".join("?" * len(rows))
