@@ -19,7 +19,13 @@ character becomes "&lt;", which neither Claude nor our parser reads as a tag.
 The prompt hook fences every recall, so this module imports nothing but what it must: no `re` (~3 ms), and
 `unicodedata` only for a body that holds a non-ASCII character right after something drawn like "<".
 """
-from _blake2 import blake2b  # the C module: `hashlib` loads OpenSSL, ~2.5 ms of a hook's start
+try:  # the C module, loaded already for project ids (`hashlib` loads OpenSSL: ~2.5 ms of a hook's start)
+    from _sha256 import sha256  # CPython <= 3.11
+except ImportError:  # pragma: no cover - depends on the interpreter
+    try:
+        from _sha2 import sha256  # CPython >= 3.12
+    except ImportError:
+        from hashlib import sha256
 
 FENCE_OPEN = "<rlm-mem-context"
 FENCE_CLOSE = "</rlm-mem-context"
@@ -148,7 +154,7 @@ def fence(body, *, label, nonce=None):
 def _derive_nonce(body):
     data = body.encode("utf-8", "surrogatepass")
     for attempt in range(1000):
-        nonce = blake2b(b"%d:" % attempt + data, digest_size=5).hexdigest()
+        nonce = sha256(b"%d:" % attempt + data).hexdigest()[:10]
         if nonce not in body:
             return nonce
     # 1000 different 10-hex-digit hashes all present in the body: only a body built to defeat us gets here.
