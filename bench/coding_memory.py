@@ -17,8 +17,10 @@ Then a new session starts and each question is typed as a prompt. Reported, per 
 History A (ledger) is the one changes are developed against; B (trailmap) was written with it and is held out.
 
 --bulk N asks the same questions of a store that also holds N other memories of the same project, as a year of
-work would leave them (bench/corpus.py: other services' turns, decisions and sessions, dated over the year before),
-added after the history's own sessions and gardening: recall at the size a long-time user's store has.
+work would leave them (bench/corpus.py: other services' turns, decisions and sessions, dated over the year before):
+recall at the size a long-time user's store has. They are in the store before the history's first session, as a
+long-time user's are; --bulk-after adds them after its sessions and gardening instead, as an import of older
+memories would.
 """
 import argparse
 import importlib
@@ -67,18 +69,14 @@ def shown_as_current(context: str, value: str, current=()) -> bool:
                for line in context.splitlines())
 
 
-def add_bulk(memory: Path, count: int) -> None:
+def add_bulk(memory: Path, count: int, project: str) -> None:
     """`count` memories of bench/corpus.py into the store, all given the project the history's sessions have."""
     import itertools
-    import sqlite3
 
     from corpus import chunk_specs
 
     from brain.scripts import ChunkStore
 
-    with sqlite3.connect(memory / "index" / "search.db") as conn:
-        (project,) = conn.execute("SELECT project FROM chunks WHERE project IS NOT NULL GROUP BY project "
-                                  "ORDER BY count(*) DESC LIMIT 1").fetchone()
     specs = []
     for spec in itertools.islice(chunk_specs(count), count):
         metadata = dict(spec.get("metadata", {}))
@@ -91,7 +89,16 @@ def add_bulk(memory: Path, count: int) -> None:
             store.create_many(specs[start:start + 1000], reason="coding benchmark: bulk", bulk=True)
 
 
-def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk: int = 0) -> dict:
+def project_of(folder: Path, env: dict) -> str:
+    """The project id the hooks give sessions in `folder`."""
+    from brain.context.project import identify, load_config, locate
+
+    place = locate(str(folder))
+    return identify(place, load_config(place.root)[0], env=env).id
+
+
+def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk: int = 0,
+                bulk_after: bool = False) -> dict:
     history = importlib.import_module(f"coding.history_{name}")
     with tempfile.TemporaryDirectory(prefix=f"coding-{name}-") as tmp:
         tmp = Path(tmp)
@@ -106,6 +113,8 @@ def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk
         env = dict(os.environ, RLM_MEM_DIR=str(memory), RLM_MEM_BACKGROUND="0", HOME=str(tmp))
         env.pop("CLAUDE_PROJECT_DIR", None)
         today = datetime.now(timezone.utc).replace(hour=9, minute=30, second=0, microsecond=0)
+        if bulk and not bulk_after:  # a long-time user's store: the year of other work was there first
+            add_bulk(memory, bulk, project_of(project, env))
         nonzero = 0
         for sid, days_ago, turns in history.SESSIONS:
             path = transcripts / f"{sid}.jsonl"
@@ -118,8 +127,8 @@ def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk
             subprocess.run(RLM_MEM + ["ingest"], env=env, check=True, capture_output=True, cwd=project)
         subprocess.run(RLM_MEM + ["garden", "--apply", "--quiet"], env=env, check=True, capture_output=True,
                        cwd=project)
-        if bulk:
-            add_bulk(memory, bulk)
+        if bulk and bulk_after:  # as an import of older memories would add them
+            add_bulk(memory, bulk, project_of(project, env))
         next_session = {"session_id": "next", "transcript_path": str(transcripts / "next.jsonl"),
                         "cwd": str(project)}
         brief = fire("SessionStart", dict(next_session, source="startup"), env=env)[0].context
@@ -138,6 +147,7 @@ def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk
                    if shown_as_current(brief, v, [alt for alts in expected for alt in alts])]
     out = {
         "history": name, "sessions": len(history.SESSIONS), "questions": len(results), "bulk": bulk,
+        "bulk_after": bulk_after,
         "answered": round(100 * sum(r["answered"] for r in results) / len(results), 1),
         "stale_shown_as_current": sum(len(r["stale_as_current"]) for r in results),
         "brief_holds": f"{len(held)}/{len(history.BRIEF['holds'])}",
@@ -162,9 +172,12 @@ def main() -> int:
     parser.add_argument("--keep", help="build each history's memory under this folder and leave it there")
     parser.add_argument("--bulk", type=int, default=0, metavar="N",
                         help="also hold N other memories of the same project (a long-time user's store)")
+    parser.add_argument("--bulk-after", action="store_true",
+                        help="add the N memories after the history's sessions (as an import of older memories "
+                             "would), not before them")
     args = parser.parse_args()
     keep = Path(args.keep) if args.keep else None
-    reports = [run_history(name.strip(), show=args.show, keep=keep, bulk=args.bulk)
+    reports = [run_history(name.strip(), show=args.show, keep=keep, bulk=args.bulk, bulk_after=args.bulk_after)
                for name in args.history.split(",") if name.strip()]
     for report in reports:
         bulk = f" (+{report['bulk']:,} other memories)" if report["bulk"] else ""

@@ -8,7 +8,9 @@ import pytest
 from harness.claude_code import BUNDLE_ROOT, fire
 from harness.transcripts import Assistant, Bash, Edit, Todo, User, write_session
 
+from brain.recall.lexicon import asked_values
 from brain.scripts import ChunkStore
+from brain.util.text import words as word_runs
 
 RLM = str(BUNDLE_ROOT / ".venv" / "bin" / "rlm-mem")
 UNRELATED = ("Convert this loop into a list comprehension", "What's a good name for a cat?",
@@ -295,3 +297,19 @@ def test_a_question_for_a_value_is_answered_by_a_memory_stating_one_in_its_own_w
     assert "9125" in prompt(project, "Which port does the collector sidecar on the lumen host forward datagrams to?")
     for text in ("Which port does Redis use by default?", *UNRELATED):
         assert prompt(project, text) == "", text
+
+
+def test_the_kind_of_value_a_question_asks_for_is_the_noun_after_which_or_what():
+    """"Which Postgres version do we run?" asks for a version although "version" does not follow "which"; in
+    "which host port" the port is asked for (the last noun), not a host; "on port 80" after "which service" is a
+    topic, not what is asked. The noun asking is framing, not a topic word the memory must hold."""
+    def asked(text):
+        return asked_values(word_runs(text.lower()))
+
+    assert asked("Which Postgres version do we run?") == ({"version"}, {"version"})
+    assert asked("Which host port do I use to reach the local Postgres container?") == ({"port"}, {"port"})
+    assert asked("What is the URL of the staging API?") == ({"url"}, {"url"})
+    assert asked("what time does the nightly export start") == ({"time"}, {"time"})
+    assert asked("How long do sessions last?")[0] == {"duration"}
+    assert asked("Which service runs on port 80?") == (set(), set())
+    assert asked("What did the deploy time out on?") == (set(), set())

@@ -88,10 +88,35 @@ QUESTION_VALUES = {("left", "to"): "todo", ("next", "steps"): "todo", ("still", 
                    ("pick", "up"): "todo", ("left", "off"): "todo", ("on", "next"): "todo", ("do", "next"): "todo",
                    ("left", "unfinished"): "todo", ("still", "open"): "todo", ("open", "todos"): "todo",
                    ("open", "tasks"): "todo", ("remaining", "work"): "todo", ("outstanding", "work"): "todo",
-                   ("how", "long"): "duration", ("which", "port"): "port", ("what", "port"): "port",
-                   ("what", "time"): "time", ("which", "version"): "version", ("what", "version"): "version",
-                   ("what", "url"): "url", ("which", "url"): "url", ("what", "address"): "url",
-                   ("which", "host"): "url", ("what", "host"): "url", ("come", "from"): "url"}
+                   ("how", "long"): "duration", ("come", "from"): "url"}
+# "which/what ... <noun>": the noun naming the value asked for, the last of the nouns right after the question word
+# ("which port", "what is the url", "which Postgres version", "which host port": a port).
+VALUE_NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version", "url": "url",
+               "urls": "url", "address": "url", "host": "url", "time": "time"}
+_ASKING = ("which", "what")
+_ASKING_REACH = 3  # words after "which"/"what" in which the noun may stand
+
+
+def asked_values(runs) -> tuple:
+    """(kinds of value the prompt's words ask for, the words that ask: framing, not topic)."""
+    kinds, asking = set(), set()
+    for pair in zip(runs, runs[1:]):
+        if pair in QUESTION_VALUES:
+            kinds.add(QUESTION_VALUES[pair])
+            asking.add(pair[1])
+    for i, word in enumerate(runs):
+        if word not in _ASKING:
+            continue
+        noun = None
+        for later in runs[i + 1:i + 1 + _ASKING_REACH]:
+            if later in VALUE_NOUNS:
+                noun = later
+            elif noun:
+                break  # the noun phrase ended: "which port do ...", "which host port is ..."
+        if noun:
+            kinds.add(VALUE_NOUNS[noun])
+            asking.add(noun)
+    return kinds, asking
 
 
 def _index() -> tuple:

@@ -25,7 +25,7 @@ from brain.index.access import record_access
 from brain.index.search_index import chunk_count, connect
 from brain.recall import depth as depths
 from brain.recall.depth import DEPTHS
-from brain.recall.lexicon import FRAMING, PHRASES, QUESTION_VALUES, idea, related
+from brain.recall.lexicon import FRAMING, PHRASES, asked_values, idea, related
 from brain.store.salience import salience
 from brain.store.sensitivity import allowed, check_level
 from brain.util.sqlite import sqlite3
@@ -329,10 +329,10 @@ class _Prompt:
         words, runs = [], word_runs(undated.lower())
         # (a date taken out of the text may have cut a path, so the words' files are found in what is left)
         extensions = _extension_counts(paths if undated is text else _file_paths(undated))
-        self.wants = {QUESTION_VALUES[pair] for pair in zip(runs, runs[1:]) if pair in QUESTION_VALUES}
+        self.wants, asking = asked_values(runs)
         for pair, one in PHRASES.items():  # "log in" is one idea: login
             runs = _joined(runs, pair, one)
-        framing = {pair[1] for pair in zip(runs, runs[1:]) if pair in QUESTION_VALUES} | FRAMING
+        framing = asking | FRAMING
         if extensions:  # "see comments/models.py": the file is matched by name; "py" alone is no topic
             framing |= {ext for ext, count in extensions.items() if runs.count(ext) <= count}
         for word in runs:
