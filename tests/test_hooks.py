@@ -341,3 +341,19 @@ def test_skill_md_is_lean_and_names_only_real_commands():
         assert CliRunner().invoke(cli, [command, "--help"]).exit_code == 0
     for ref in ("brain/MEMORY_SCHEMA.md", "ARCHITECTURE.md", "README.md"):
         assert (BUNDLE_ROOT / ref).is_file()
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit"])
+def test_a_reading_hook_whose_output_cannot_be_written_still_exits_0(event, tmp_path, project):
+    """The reading hooks leave without the interpreter's teardown once their answer is flushed; a stdout that
+    refuses the answer (a full device here, a reader gone in Claude Code) must not turn that into a traceback."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    store.create_chunk("The staging database listens on port 5433.")
+    payload = {"session_id": "s", "transcript_path": "", "cwd": str(project), "source": "startup",
+               "prompt": "which port does the staging database listen on?", "hook_event_name": event}
+    ((command, _),) = hook_commands(event, payload)
+    with open("/dev/full", "w") as full:
+        run = subprocess.run(command, shell=True, input=json.dumps(payload).encode(), stdout=full,
+                             stderr=subprocess.PIPE, cwd=project, timeout=60)
+    assert run.returncode == 0
+    assert len(run.stderr.strip().splitlines()) <= 1, run.stderr
