@@ -30,7 +30,8 @@ except BaseException as exc:  # a broken install must not break the session
 code = main(sys.argv[1:])
 if sys.argv[1:2] in (["session-start"], ["user-prompt-submit"]):
     # The reading hooks have written their answer and hold nothing that needs closing (no lock, no write in
-    # flight): leave without the interpreter's teardown of every module and object (~7 ms of a ~55 ms prompt hook at 10k memories).
+    # flight): leave without the interpreter's teardown of every module and object (~7 ms of a ~55 ms prompt
+    # hook at 10k memories).
     try:
         sys.stdout.flush()
         sys.stderr.flush()

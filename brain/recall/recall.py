@@ -878,7 +878,8 @@ _TURN_RUN = (
 def _turn_run(conv, hits, reach, conn) -> dict:
     """rowid -> position in the conversation's turns (in order) for every hit and its `reach` neighbours."""
     first, last = hits[0], hits[-1]
-    rows = conn.execute(_TURN_RUN, (conv, *first, reach, conv, *first, *last, MAX_RUN + 1, conv, *last, reach)).fetchall()
+    rows = conn.execute(_TURN_RUN, (conv, *first, reach, conv, *first, *last, MAX_RUN + 1,
+                                    conv, *last, reach)).fetchall()
     if sum(1 for part, _, _ in rows if part == 1) > MAX_RUN:  # hits far apart in a very long conversation
         seq = []
         for created, rowid in hits:
