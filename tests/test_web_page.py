@@ -63,11 +63,13 @@ def css(driver, selector):
 
 def wait_for_text(driver, words: str):
     """Until the page shows `words` and has finished loading (a click's navigation may replace the page while it
-    is read, and the words near its top can show before the forms below them are parsed)."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    is read, and the words near its top can show before the forms below them are parsed). Reading the page while
+    Chrome swaps documents can fail with a stale element or with "Node with given id does not belong to the
+    document" (a plain WebDriverException); both mean "not yet", so the wait reads again."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+    WebDriverWait(driver, 30, ignored_exceptions=(WebDriverException,)).until(
         lambda d: words in visible(d) and d.execute_script("return document.readyState") == "complete")
 
 
