@@ -143,6 +143,20 @@ def test_a_master_absorbs_new_memories_on_its_topic_later(store):
     assert "consolidated from 7 memories" not in master.content  # the old head line is not a fact
 
 
+def test_a_master_is_dated_by_its_newest_member_and_titled_by_a_sentence_of_theirs(store):
+    """Made today from memories of weeks ago, a master says what they said as of the newest of them: dated so, it
+    does not stand first among the start brief's latest decisions; it arrives today (gardening's idleness counts
+    from that), and its title is a sentence a person wrote, not a list of shared words."""
+    members = seven_near_duplicates(store)
+    newest = max(store.get_chunk(i, track=False).created for i in members)
+    made = garden.run(store, apply=True)["applied"]["consolidated"]
+    master = store.get_chunk(made[0]["master"], track=False)
+    assert master.created == newest
+    assert master.metadata["arrived"] > newest
+    assert master.metadata["title"] == "The staging database listens on port 5433"
+    assert master.content.startswith("The staging database listens on port 5433 (consolidated from 7 memories")
+
+
 # ---------------------------------------------------------------- dormant archive
 def test_untouched_for_200_days_is_archived_unless_pinned_used_or_a_turn(store):
     stale = store.create_chunk("The old build server was called jenkins-2", created=ago(200))

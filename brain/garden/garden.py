@@ -65,6 +65,7 @@ ARCHIVE_BATCH = 100  # dormant memories archived per write session (the budget i
 # it stops between two whole steps and the next run resumes.
 RUN_BUDGET_SECONDS = 30.0
 MASTER_MAX_TOKENS = 760  # a chunk holds at most 800
+TITLE_MAX = 80  # characters of a master's title (its first line)
 
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]")
 _MASTER_HEAD = re.compile(r"^.*\(consolidated from \d+ memories[^)]*\):$")
@@ -275,19 +276,24 @@ def distinct_facts(contents) -> list:
 
 
 def _topic_label(members: list) -> str:
-    """Words most of the members share, in the order the oldest one uses them."""
+    """The members' topic in their own words: the sentence that holds most of the words most members share (a
+    newer one among equals: it is the current wording), cut at a word near TITLE_MAX characters. A list of the
+    shared words ("Prefer orms hot paths code") reads as noise where a person sees it first, in the start brief."""
     sets = [topic_words(m["content"]) for m in members]
     common = {w for w in set().union(*sets) if sum(w in s for s in sets) * 2 >= len(sets)}
-    label = []
-    for word in _raw_words(members[0]["content"]):
-        if _fold(word) in common and word not in label:
-            label.append(word)
-        if len(label) == 6:
-            break
-    if not label:
-        label = [t for t, _ in Counter(t for m in members for t in m["tags"]).most_common(3)] or ["memories"]
-    text = " ".join(label)
-    return text[:1].upper() + text[1:]
+    best, best_score = "", 0
+    for member in members:  # oldest first: a later sentence wins ties
+        for fact in _facts(member["content"]):
+            score = len(topic_words(fact) & common)
+            if score and score >= best_score:
+                best, best_score = fact, score
+    if not best:
+        tags = [t for t, _ in Counter(t for m in members for t in m["tags"]).most_common(3)] or ["memories"]
+        best = " ".join(tags)
+    best = best.rstrip(" .;:,!?")
+    if len(best) > TITLE_MAX:
+        best = best[:TITLE_MAX].rsplit(" ", 1)[0].rstrip(" .;:,") + " ..."
+    return best[:1].upper() + best[1:]
 
 
 def master_spec(members: list) -> dict | None:
@@ -310,8 +316,11 @@ def master_spec(members: list) -> dict | None:
     if sensitivity != "low":
         metadata["sensitivity"] = sensitivity
     ids = [m["id"] for m in members]
+    # dated by its newest member: what it says is as current as that, and a master made today from last year's
+    # memories must not stand first among the start brief's latest decisions (it arrives today: stamp_arrival)
     return {"content": content, "chunk_type": max(types, key=lambda t: (types[t], t == "decision")),
-            "tags": tags, "confidence": max(m["confidence"] for m in members), "source": "derived",
+            "created": max(m["created"] for m in members), "tags": tags,
+            "confidence": max(m["confidence"] for m in members), "source": "derived",
             "links": {"derived_from": ids}, "metadata": metadata, "key": "consolidate:" + "|".join(sorted(ids))}
 
 

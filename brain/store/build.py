@@ -129,11 +129,12 @@ ARRIVAL_GAP_SECONDS = 86400  # a captured or imported memory dated more than thi
 def stamp_arrival(chunk: dict, now: str) -> dict:
     """...carries metadata.arrived = `now`, its arrival in this store: gardening counts idleness from it, not from
     the memory's own date (a legacy import dated 287 days ago is not dormant on the day it arrives). A captured
-    or imported memory is one with a provenance kind or the import source; what a caller stores with a date of
+    or imported memory is one with a provenance kind or the import source, and gardening's master of older
+    memories (source "derived") arrives when it is made; what a caller stores with a date of
     its choosing through the library keeps that date as its age, and a whole chunk restored from rlm-mem's own
     export keeps its history (its `updated`, its uses)."""
     md = chunk["metadata"]
-    if not ((md.get("provenance") or {}).get("kind") or md.get("source") == "import"):
+    if not ((md.get("provenance") or {}).get("kind") or md.get("source") in ("import", "derived")):
         return chunk
     then, arrived = epoch_seconds(md.get("created")), epoch_seconds(now)
     if then is not None and arrived is not None and arrived - then > ARRIVAL_GAP_SECONDS \
