@@ -170,6 +170,43 @@ def test_why_a_value_changed_is_answered_by_the_request_that_changed_it(tmp_path
     assert "5050" in context and all(marked_or_beside(line, "5050") for line in lines_with(context, "5000"))
 
 
+def test_why_a_tool_was_dropped_is_answered_by_the_problem_raised_turns_before(tmp_path, project):
+    """A "why" asks for what was said before the change: the problem a person raised, then the options, then the
+    agreement. Those turns share one word with the question at most; the turns just before a hit weigh more
+    for a "why" than for other questions. (Other work first: in a store of a dozen memories a word on half of
+    them, "Celery", weighs nothing.)"""
+    captured(tmp_path, project, [
+        ("j0", 40, [
+            User("Add a health check endpoint at /healthz that returns ok."),
+            Assistant("Added GET /healthz returning {\"status\": \"ok\"}.", [Edit("app/main.py", "", "healthz\n")]),
+            User("Format the code with black and sort imports with isort."),
+            Assistant("Ran black and isort over the app package.", [Bash("black app && isort app")]),
+            User("Pin the Python version to 3.12 in the Dockerfile."),
+            Assistant("The Dockerfile now starts FROM python:3.12-slim.", [Edit("Dockerfile", "3.11", "3.12")]),
+            User("Invoices need a PDF version. Which library renders HTML to PDF?"),
+            Assistant("WeasyPrint renders HTML and CSS to PDF without a browser."),
+        ]),
+        ("j1", 30, [
+            User("Receipt e-mails block the request. What should run them in the background?"),
+            Assistant("A task queue: Celery with Redis as the broker is the usual choice and works with FastAPI."),
+            User("OK, let's go with Celery and Redis for background jobs."),
+            Assistant("Set up a Celery app with a Redis broker and moved receipt e-mails into a task.",
+                      [Bash("celery -A app.worker worker --loglevel=info")]),
+        ]),
+        ("j2", 5, [
+            User("The Celery worker keeps leaking memory and restarting on staging. Is there something lighter "
+                 "that fits an async FastAPI app?"),
+            Assistant("arq is a small asyncio job queue on Redis; it runs coroutines directly and needs no separate "
+                      "broker configuration beyond the Redis you already have."),
+            User("Sounds good, let's switch."),
+            Assistant("Agreed. Decision: replace Celery with arq for background jobs, keeping Redis. I'll port the "
+                      "receipt task and remove Celery.", [Bash("pip uninstall -y celery && pip install arq")]),
+        ]),
+    ])
+    context = prompt(project, "Why did we drop Celery?")
+    assert "leaking memory" in context, context
+
+
 def test_a_value_asked_for_and_carried_out_by_an_edit_replaces_the_old_one(tmp_path, project):
     """No turn before the request states the old value's kind ("Make it 90 minutes" after talk of something else),
     and the edit says it in code (`from_secs(20 * 60)`): the one number the edit replaced is the old value. A value

@@ -55,6 +55,8 @@ STALE_VALUE_WEIGHT = 0.7  # a turn stating a value changed since (search.db chan
 
 # Weight of a neighbour's text score in a turn's score, by offset (-1: the turn before, often the question).
 KERNEL = {0: 1.0, -1: 0.8, 1: 0.45, -2: 0.3, 2: 0.3, -3: 0.18, 3: 0.18, -4: 0.1, 4: 0.1, -5: 0.06, 5: 0.06}
+# "why ...?": the reason is said before what it explains (the request before the change, the problem before the fix)
+WHY_KERNEL = {**KERNEL, 1: 0.8, 2: 0.45, 3: 0.3}
 KIND_WEIGHT = {"correction": 1.5, "request": 1.4, "decision": 1.35, "preference": 1.3, "learning": 1.2,
                "consolidated": 1.2, "memory": 1.15, "milestone": 1.1, "turn": 1.0, "session": 0.8}
 TYPE_WEIGHT = {"decision": 1.15, "preference": 1.1, "pattern": 1.05, "fact": 1.0, "note": 0.95}
@@ -330,6 +332,7 @@ class _Prompt:
         # (a date taken out of the text may have cut a path, so the words' files are found in what is left)
         extensions = _extension_counts(paths if undated is text else _file_paths(undated))
         self.wants, asking = asked_values(runs)
+        self.why = "why" in runs  # a reason: said before the decision or change it explains
         for pair, one in PHRASES.items():  # "log in" is one idea: login
             runs = _joined(runs, pair, one)
         framing = asking | FRAMING
@@ -494,7 +497,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
                                            prompt.wants - {"todo"})):
         return [], 0
     prompt.weak = best_share < STRONG_SHARE and not (file_rows or open_work or dated)
-    scores = _with_context(conn, text)
+    scores = _with_context(conn, text, WHY_KERNEL if prompt.why else KERNEL)
     top_text = max(text.values(), default=1.0)
     for rowid in dated:
         scores.setdefault(rowid, DATED_SHARE * top_text)
@@ -825,13 +828,13 @@ def _file_rows(conn, names) -> set:
     return found
 
 
-def _with_context(conn, text: dict) -> dict:
-    """Text scores spread to the turns around each of the best hits (same conversation, in order) by KERNEL;
-    other memories keep their own score."""
+def _with_context(conn, text: dict, kernel: dict) -> dict:
+    """Text scores spread to the turns around each of the best hits (same conversation, in order) by `kernel`
+    (KERNEL, or WHY_KERNEL for a "why"); other memories keep their own score."""
     top = sorted(text, key=text.get, reverse=True)[:HITS_FOR_CONTEXT]
     if not top:
         return dict(text)
-    reach = max(KERNEL)
+    reach = max(kernel)
     marks = ",".join("?" * len(top))
     # "+kind", "+conversation_id": look the hits up by rowid. Without the plus signs SQLite walks the kind index
     # over every turn of the store (15-25 ms a prompt at 100k memories, bench/run.py; 1-2 ms by rowid).
@@ -851,10 +854,10 @@ def _with_context(conn, text: dict) -> dict:
             for distance in range(1, reach + 1):
                 if at - distance >= 0:  # a turn whose next-but-(distance-1) turn matched
                     other = seq[at - distance]
-                    spread[other] = spread.get(other, 0.0) + KERNEL[distance] * score
+                    spread[other] = spread.get(other, 0.0) + kernel[distance] * score
                 if at + distance < len(seq):  # a reply (distance 1) to a turn that matched
                     other = seq[at + distance]
-                    spread[other] = spread.get(other, 0.0) + KERNEL[-distance] * score
+                    spread[other] = spread.get(other, 0.0) + kernel[-distance] * score
     scores = dict(text)
     for rowid, extra in spread.items():
         scores[rowid] = scores.get(rowid, 0.0) + extra
