@@ -80,6 +80,29 @@ def test_full_lifecycle_fact_comes_back_in_a_later_session(tmp_path, project, is
     assert "5433" in recalled and "<rlm-mem-context" in recalled
 
 
+def test_the_last_sessions_open_work_is_in_full_however_many_pins_and_corrections(tmp_path, project,
+                                                                                  isolated_memory):
+    """A long-time user's store holds pinned memories and corrections, which the start brief shows in full first;
+    the last session's record (what is left open) must still be shown in full, not as a one-line index entry."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    for i in range(10):
+        store.create_chunk(f"Pinned rule {i}: the {i}th service keeps its own schema and never shares tables.",
+                           metadata={"pinned": True})
+        store.create_chunk(f"Actually, the service number {i} listens on port {7000 + i}, not {8000 + i}.",
+                           metadata={"kind": "correction"})
+    store.create_chunk("Session 2026-11-20 09:30-09:38 UTC (s7). Intent: waitlist for berths. Files changed: "
+                       "waitlist.go. Outcome: waitlist works. Follow-ups: Send waitlist emails through Postmark; "
+                       "Per-token rate limiting on the booking API.", chunk_type="note",
+                       conversation_id="s7", metadata={"kind": "session"})
+    (tmp_path / "s8.jsonl").write_text("")
+    start = one(fire("SessionStart", {"session_id": "s8", "transcript_path": str(tmp_path / "s8.jsonl"),
+                                      "cwd": str(project), "source": "startup"}))
+    ctx = json.loads(start.stdout)["hookSpecificOutput"]["additionalContext"]
+    full = ctx.split("Most important:", 1)[1].split("Index (", 1)[0]
+    assert "Per-token rate limiting on the booking API" in full, ctx
+    assert full.count("pinned") >= 5  # the pins are still there
+
+
 def test_after_compaction_the_context_is_injected_again(tmp_path, project):
     base = session(tmp_path, project)
     fire("SessionEnd", dict(base, reason="other"))

@@ -22,6 +22,8 @@ from brain.util.files import atomic_write_json, read_json
 from brain.util.text import clip
 
 FULL_ITEMS_BUDGET_CHARS = 2_400
+FULL_ITEMS_MAX = 8
+FULL_ITEM_CHARS = 600  # an item in full is clipped to this (and counts this much of the budget)
 INDEX_LINE_CHARS = 110
 CONTEXT_BUDGET_CHARS = 7_000  # memory part; the HUD and framing add about 2,500
 
@@ -98,22 +100,25 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     lines = [f"Memory for project {project_name}: {len(rows)} items"
              + (f" of {total} stored" if total else "") + ". Expand any with `rlm-mem get ID --depth full`.",
              RecallResult.LEGEND]
-    full, rest, used = [], [], 0
-    for row in rows:
-        important = row.get("pinned") or row.get("kind") in ("correction", "request", "session") or len(full) < 3
-        text = " ".join((row.get("content") or "").split())
-        if important and used + len(text) <= FULL_ITEMS_BUDGET_CHARS and len(full) < 8:
-            full.append(row)
-            used += len(text)
-        else:
-            rest.append(row)
+    # The last session's record (what was done, what is left open) is chosen first: in a store with many pinned
+    # memories and corrections it came after them and fell to a one-line index entry, its open work unseen.
+    latest = _latest_session(rows)
+    chosen, used = set(), 0
+    for row in ([latest] if latest else []) + [r for r in rows if r is not latest]:
+        important = row.get("pinned") or row.get("kind") in ("correction", "request", "session") or len(chosen) < 3
+        shown = min(len(" ".join((row.get("content") or "").split())), FULL_ITEM_CHARS)
+        if important and used + shown <= FULL_ITEMS_BUDGET_CHARS and len(chosen) < FULL_ITEMS_MAX:
+            chosen.add(row["id"])
+            used += shown
+    full = [row for row in rows if row["id"] in chosen]
+    rest = [row for row in rows if row["id"] not in chosen]
     if full:
         lines.append("Most important:")
         for row in full:
             mark = "pinned " if row.get("pinned") else ""
             kind = row.get("kind") if row.get("kind") not in (None, "memory", "turn") else row.get("type")
             lines.append(f"- [{(row.get('created') or '')[:10]} · {row['id']} · {mark}{kind}] "
-                         f"{clip(row.get('content') or '', 600)}")
+                         f"{clip(row.get('content') or '', FULL_ITEM_CHARS)}")
     if rest:
         lines.append("Index (id · date · type · summary):")
         budget = CONTEXT_BUDGET_CHARS - sum(len(x) for x in lines)
@@ -127,7 +132,7 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     return "\n".join(lines)
 
 
-BRIEF_FORMAT = 2  # 2: carries recall's legend. A brief made by an older rlm-mem is recomputed, not reused
+BRIEF_FORMAT = 3  # 2: carries recall's legend; 3: the last session in full. An older format is recomputed, not reused
 BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
 
 
