@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.capture.alternatives import job_of, same_job
-from brain.capture.currency import _asked_values, _edited_number, edit_changes, _stated_changes
+from brain.capture.currency import _asked_values, _edited_number, _stated_changes, command_changes, edit_changes
 from brain.util.text import holds_value
 from brain.util import values as values_mod
 from brain.util.values import coarse_kinds, value_kinds
@@ -28,6 +28,11 @@ from brain.util.values import coarse_kinds, value_kinds
      ("pool_max_conns = 10", "pool_max_conns = 25")),
     ("limit = 256 MB", "limit = 1 GB", ("256 MB", "1 GB")),
     ("FROM node:18-alpine", "FROM node:20-alpine", ("Node 18", "Node 20")),
+    # the variant changes where the version does not: an image is a value of its own
+    ("FROM node:20-alpine AS build", "FROM node:20-bookworm-slim AS build",
+     ("node:20-alpine", "node:20-bookworm-slim")),
+    ("FROM gcr.io/distroless/static-debian12", "FROM gcr.io/distroless/cc-debian12",
+     ("gcr.io/distroless/static-debian12", "gcr.io/distroless/cc-debian12")),
 ])
 def test_an_edit_replacing_a_value_is_a_change(old, new, pair):
     assert pair in edit_changes(old, new)
@@ -40,6 +45,24 @@ def test_an_edit_replacing_a_value_is_a_change(old, new, pair):
 ])
 def test_an_edit_that_changes_no_single_value_is_none(old, new):
     assert edit_changes(old, new) == []
+
+
+@pytest.mark.parametrize("command, pairs", [
+    ("ssh deploy@vps \"cd /srv/app && sed -i 's/connection_limit=5/connection_limit=15/' .env\"",
+     [("connection_limit = 5", "connection_limit = 15")]),
+    ("sed -i 's|FROM node:20-alpine|FROM node:20-bookworm-slim|' Dockerfile",
+     [("node:20-alpine", "node:20-bookworm-slim")]),
+    ("pip uninstall -y celery && pip install arq", [("celery", "arq")]),
+    ("pnpm remove zod fastify-type-provider-zod && pnpm add @sinclair/typebox @fastify/type-provider-typebox",
+     [("zod", "@sinclair/typebox"), ("fastify-type-provider-zod", "@fastify/type-provider-typebox")]),
+    ("cargo remove rusoto_s3 && cargo add aws-sdk-s3@1.5", [("rusoto_s3", "aws-sdk-s3")]),
+    ("pnpm add fastify@5.1.0 @fastify/rate-limit@10", []),  # added, nothing removed
+    ("npm uninstall left-pad && npm install", []),  # a reinstall adds nothing new
+    ("pip uninstall -y requests && pip install requests==2.32.3", []),  # the same package again
+    ("sed -n '1,20p' app.py", []),  # prints, changes nothing
+])
+def test_a_command_replacing_a_value_or_a_package_is_a_change(command, pairs):
+    assert command_changes(command) == pairs
 
 
 @pytest.mark.parametrize("line, old, new, pair", [
@@ -68,6 +91,9 @@ def test_an_edit_carrying_out_an_asked_value_says_the_old_one(line, old, new, pa
     ("Raised the upload limit from 256 MB to 1 GB.", ("256 MB", "1 GB")),
     ("S3 calls now get up to 5 attempts instead of 3.", ("3 attempts", "5 attempts")),
     ("The pool is now max_connections = 20, up from 10.", ("max_connections = 10", "max_connections = 20")),
+    ("Reset links should be valid 15 minutes, not an hour.", ("1 hour", "15 minutes")),
+    ("Keep the logs 30 days, not 7 days.", ("7 days", "30 days")),
+    ("Upgraded to fastify 5.1.0 together with the plugins.", (None, "Fastify 5.1.0")),
 ])
 def test_a_sentence_stating_a_change_is_a_change(message, pair):
     line = message.splitlines()[0]

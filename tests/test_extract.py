@@ -170,6 +170,41 @@ def test_assistant_decisions_only_when_agreed():
     assert agreed.content.startswith("Decision (agreed): ") and agreed.confidence < 0.85
 
 
+def edited(path, old, new, ok=True):
+    return ToolUse(id=None, name="Edit", summary=f"Edit: {path}", file_path=path, ok=ok, edit=(old, new))
+
+
+@pytest.mark.parametrize("person, reply, uses, decided", [
+    # the person named the value the edit replaced; the build after the edit failed for another reason
+    ("Also the API can't sit on 3000 on that box, the storefront is already on it.",
+     "I moved the API to port 4100: the default in src/config.ts is now 4100.",
+     [edited("src/config.ts", "PORT ?? 3000", "PORT ?? 4100"), bash("docker build -t api .", ok=False)],
+     "Moved the API to port 4100."),
+    # the person named a time of day, the edit set a schedule running then
+    ("Maria wants the digest when she starts work, not at 2am. Weekdays 6:30, Berlin time.",
+     "Changed the digest scheduler to pattern '30 6 * * 1-5' with tz 'Europe/Berlin'.",
+     [edited("src/schedules.ts", "pattern: '0 2 * * *'", "pattern: '30 6 * * 1-5'")],
+     "Changed the digest scheduler to pattern '30 6 * * 1-5' with tz 'Europe/Berlin'."),
+    # one turn, two changes: one decision naming both
+    ("Hostname's wrong: it's api.staging.example.com. Also the API can't sit on 3000 on that box.",
+     "Fixed the site address to api.staging.example.com. And I moved the API to port 4100.",
+     [edited("Caddyfile", "staging.api.example.com {\n  reverse_proxy api:3000", "api.staging.example.com {\n"
+             "  reverse_proxy api:4100")],
+     "Fixed the site address to api.staging.example.com; moved the API to port 4100."),
+])
+def test_a_change_carried_out_on_what_the_person_said_is_a_decision(person, reply, uses, decided):
+    found = [c.content for c in extract_memories([said(person, n=0), called(*uses, n=1, text=reply)])
+             if c.kind == "decision"]
+    assert found == [f"Decision: {decided}"], found
+
+
+def test_a_change_whose_edit_failed_is_no_decision():
+    uses = [edited("src/config.ts", "PORT ?? 3000", "PORT ?? 4100", ok=False)]
+    found = extract_memories([said("The API can't sit on 3000 on that box.", n=0),
+                              called(*uses, n=1, text="I moved the API to port 4100.")])
+    assert [c for c in found if c.kind == "decision"] == []
+
+
 @pytest.mark.parametrize("text", ["Should we go with Postgres?", "Let's go.", "We decided?"])
 def test_non_decisions(text):
     assert "decision" not in kinds_of(text)

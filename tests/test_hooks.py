@@ -83,16 +83,18 @@ def test_full_lifecycle_fact_comes_back_in_a_later_session(tmp_path, project, is
 def test_the_last_sessions_open_work_is_in_full_however_many_pins_and_corrections(tmp_path, project,
                                                                                   isolated_memory):
     """A long-time user's store holds pinned memories and corrections, which the start brief shows in full first;
-    the last session's record (what is left open) must still be shown in full, not as a one-line index entry."""
+    the last session's record (what is left open) must still be shown in full, not as a one-line index entry, and
+    its open work must not be cut off behind a long list of the commands it ran."""
     store = ChunkStore(os.environ["RLM_MEM_DIR"])
     for i in range(10):
         store.create_chunk(f"Pinned rule {i}: the {i}th service keeps its own schema and never shares tables.",
                            metadata={"pinned": True})
         store.create_chunk(f"Actually, the service number {i} listens on port {7000 + i}, not {8000 + i}.",
                            metadata={"kind": "correction"})
+    commands = "; ".join(f"`go test ./internal/waitlist/... -run TestCase{i} -count=1 -race`" for i in range(12))
     store.create_chunk("Session 2026-11-20 09:30-09:38 UTC (s7). Intent: waitlist for berths. Files changed: "
-                       "waitlist.go. Outcome: waitlist works. Follow-ups: Send waitlist emails through Postmark; "
-                       "Per-token rate limiting on the booking API.", chunk_type="note",
+                       f"waitlist.go. Commands: {commands}. Outcome: waitlist works. Follow-ups: Send waitlist "
+                       "emails through Postmark; Per-token rate limiting on the booking API.", chunk_type="note",
                        conversation_id="s7", metadata={"kind": "session"})
     (tmp_path / "s8.jsonl").write_text("")
     start = one(fire("SessionStart", {"session_id": "s8", "transcript_path": str(tmp_path / "s8.jsonl"),

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from harness.claude_code import BUNDLE_ROOT, fire
-from harness.transcripts import Assistant, Bash, Edit, Todo, User, write_session
+from harness.transcripts import Assistant, Bash, Edit, Todo, User, Write, write_session
 
 from brain.recall.lexicon import asked_values
 from brain.scripts import ChunkStore
@@ -240,6 +240,43 @@ def test_a_value_asked_for_and_carried_out_by_an_edit_replaces_the_old_one(tmp_p
                  if c.metadata.get("kind") == "decision" and c.metadata.get("status", "active") == "active"]
     assert any("09:30 UTC" in d for d in decisions), decisions
     assert "09:30 UTC" in start(project)
+
+
+def test_values_changed_by_a_command_or_an_image_tag_are_given_as_replaced(tmp_path, project):
+    """Changes made without a sentence saying so: a package swapped for another in one command line, a setting
+    changed by sed, an image tag whose variant changed in an edit, "15 minutes, not an hour". Older turns stating
+    the old values show them marked as replaced."""
+    captured(tmp_path, project, [
+        ("v1", 30, [
+            User("Scaffold the API and containerise it."),
+            Assistant("Validation uses zod with fastify-type-provider-zod. The Dockerfile builds on node:20-alpine. "
+                      "Password reset links expire after 1 hour. The pool URL ends in ?connection_limit=5.",
+                      [Bash("pnpm add fastify zod fastify-type-provider-zod"),
+                       Write("Dockerfile", "FROM node:20-alpine AS build\nWORKDIR /app\n")]),
+        ]),
+        ("v2", 9, [
+            User("Prisma can't load libssl on alpine. Move off it, and use TypeBox for the schemas."),
+            Assistant("Done.", [Edit("Dockerfile", "FROM node:20-alpine AS build",
+                                     "FROM node:20-bookworm-slim AS build"),
+                                Bash("pnpm remove zod fastify-type-provider-zod && pnpm add @sinclair/typebox "
+                                     "@fastify/type-provider-typebox"),
+                                Bash("sed -i 's/connection_limit=5/connection_limit=15/' .env")]),
+            User("Security review: reset links should be valid 15 minutes, not an hour."),
+            Assistant("Reset tokens now expire after 15 minutes.", [Edit("src/reset.ts", "RESET_TTL_MS = 3600000",
+                                                                         "RESET_TTL_MS = 900000")]),
+        ]),
+    ])
+    for question, old, current in (
+            ("What base image do our Docker builds use?", "node:20-alpine", "node:20-bookworm-slim"),
+            ("Which library does our validation use?", "zod", "typebox"),
+            ("What connection limit does the pool URL set?", "connection_limit=5", "connection_limit=15"),
+            ("How long is a password reset link good for?", "1 hour", "15 minutes")):
+        context = prompt(project, question)
+        assert lines_with(context, old) and all(marked_or_beside(line, current)
+                                                for line in lines_with(context, old)), context
+    # the old turn states four replaced values: its mark names the one the question is about
+    context = prompt(project, "What base image do our Docker builds use?")
+    assert "node:20-alpine replaced" in context, context
 
 
 def test_where_something_comes_from_is_answered_by_its_source_address(project):

@@ -52,6 +52,12 @@ _SUBJECT_TO = re.compile(r"\b(?:cut|shorten|extend|lengthen|raise|lower|reduce|i
 _NEW_BEFORE_OLD = re.compile(r"(?P<new>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)\s*,?\s+(?:instead of|up from|down from|"
                              r"rather than)\s+(?P<old>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)", re.IGNORECASE)
 _NOT = re.compile(r"(?P<new>\S+)\s*,?\s+not\s+(?:the\s+)?(?P<old>\S+?)[.,;)]*(?:\s|$)", re.IGNORECASE)
+# "valid 15 minutes, not an hour": an amount and the one it replaces ("an hour" is 1 hour)
+_AMOUNT = r"\d+(?:\.\d+)?\s?[A-Za-z%]+|an?\s+(?:second|minute|hour|day|week|month|year)"
+_NOT_AMOUNT = re.compile(rf"(?P<new>{_AMOUNT})\s*,?\s+not\s+(?P<old>{_AMOUNT})\b", re.IGNORECASE)
+# "Upgraded to fastify 5.1.0", "moved us to Node 22": the old value is what older memories said of the subject
+_UPGRADED_TO = re.compile(r"\b(?:upgrad|updat|bump|mov|migrat)(?:e|ed|es|ing)?\s+(?:\w+\s+)?to\s+"
+                          r"(?P<new>[A-Za-z][\w+#-]{1,20}(?:\s+v?|[@:]v?)\d+(?:\.\d+){0,2})\b", re.IGNORECASE)
 _SET_TO = re.compile(r"\b(?:bump|upgrade|update|set|change|move|switch|raise|lower)\s+(?:the\s+)?"
                      r"(?P<subject>[A-Za-z][\w+#.-]{1,20})\s+to\s+(?P<new>v?\d[\w.:]*(?:\s\w+)?)", re.IGNORECASE)
 _MAKE_IT = re.compile(r"^(?:ok(?:ay)?,?\s+|actually,?\s+|please\s+|then\s+)*(?:make|set|change|move|bump|raise|"
@@ -150,6 +156,15 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
         kinds_old, kinds_new = value_kinds(old), value_kinds(new)
         if kinds_old and kinds_new and kinds_old[0][0] == kinds_new[0][0] and old != new:
             pairs.append((kinds_old[0][1], kinds_new[0][1]))
+    for m in _NOT_AMOUNT.finditer(text):
+        old, new = (re.sub(r"^an?\s+", "1 ", m.group(g), flags=re.IGNORECASE) for g in ("old", "new"))
+        kinds_old, kinds_new = value_kinds(old), value_kinds(new)
+        if kinds_old and kinds_new and _same_kind(kinds_old[0][0], kinds_new[0][0]) and old != new:
+            pairs.append((kinds_old[0][1], kinds_new[0][1]))
+    for m in _UPGRADED_TO.finditer(text):
+        wanted = value_kinds(m.group("new"))
+        if wanted and wanted[0][0].startswith("subject:") and wanted[0][0][8:] not in WEAK_SUBJECTS:
+            pairs.append((None, wanted[0][1]))
     for m in _SET_TO.finditer(text):  # "bump Node to 20": the old value is whatever older memories said
         subject = m.group("subject")
         wanted = value_kinds(f"{subject} {m.group('new')}")
@@ -181,6 +196,11 @@ def _made_values(line: str) -> list:
         if m:
             made.append(m.group("new"))
     return made
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Two value kinds that can replace each other: equal, or two durations ("15 minutes" for "1 hour")."""
+    return a == b or (a in _DURATIONS and b in _DURATIONS)
 
 
 def _number_pair(old: str, new: str, before: str) -> list:
@@ -233,6 +253,51 @@ def _edited_number(old: str, new: str, asked: list) -> list:
     return []
 
 
+# A substitution a command makes in a file: sed 's/connection_limit=5/connection_limit=15/' (any delimiter).
+_SED = re.compile(r"\bsed\b[^|;&]*?\bs(?P<d>[/|#,])(?P<old>(?:\\.|(?!(?P=d)).)+)(?P=d)"
+                  r"(?P<new>(?:\\.|(?!(?P=d)).)*)(?P=d)")
+# Packages removed and others added in one command line ("pnpm remove zod && pnpm add @sinclair/typebox",
+# "pip uninstall -y celery && pip install arq"): the added ones replace the removed ones.
+_PACKAGE_VERB = re.compile(r"^\s*(?:sudo\s+)?(?P<tool>pnpm|npm|yarn|bun|pip3?|uv(?:\s+pip)?|poetry|cargo)\s+"
+                           r"(?P<verb>remove|rm|uninstall|un|add|install|i)\b(?P<args>.*)$")
+_REMOVE_VERBS = frozenset({"remove", "rm", "uninstall", "un"})
+
+
+def _package_name(arg: str) -> str:
+    """A package argument without its version: @scope/name@5 -> @scope/name, celery==5.3 -> celery."""
+    if arg.startswith("@"):
+        scope, _, rest = arg.partition("/")
+        return scope + "/" + rest.split("@", 1)[0]
+    return re.split(r"[@=<>~!\[;]", arg, maxsplit=1)[0]
+
+
+def command_changes(command: str) -> list:
+    """Value pairs a shell command changes: a sed substitution's values (as an edit's, edit_changes), and packages
+    swapped for others in one command line (paired in order)."""
+    pairs = []
+    for m in _SED.finditer(command):
+        old, new = (m.group(g).replace("\\" + m.group("d"), m.group("d")) for g in ("old", "new"))
+        pairs += edit_changes(old, new)
+    removed, added = [], []
+    for part in re.split(r"&&|;|\|\|", command):
+        m = _PACKAGE_VERB.match(part)
+        if m is None or (m.group("tool") in ("npm", "pnpm", "yarn", "bun") and m.group("verb") == "i"
+                         and not m.group("args").strip()):
+            continue
+        names = [_package_name(a) for a in m.group("args").split() if not a.startswith("-")]
+        names = [n for n in names if _named(n) and not n.startswith((".", "/"))]
+        (removed if m.group("verb") in _REMOVE_VERBS else added).extend(names)
+    kept = {n.lower() for n in removed} & {n.lower() for n in added}  # an upgrade in place is no replacement
+    removed = [n for n in removed if n.lower() not in kept]
+    added = [n for n in added if n.lower() not in kept]
+    if removed and added:
+        if len(removed) == len(added):
+            pairs += list(zip(removed, added))
+        elif len(removed) == 1 or len(added) == 1:
+            pairs += [(old, added[0]) for old in removed] if len(added) == 1 else [(removed[0], added[0])]
+    return pairs
+
+
 def session_changes(turns) -> list:
     """Every value change a session made, in order: Change(old, new, when, turn)."""
     changes, previous, asked = [], "", []
@@ -243,6 +308,8 @@ def session_changes(turns) -> list:
             if use.name in EDIT_TOOLS and use.ok is not False and use.edit:
                 pairs = edit_changes(*use.edit) or _edited_number(*use.edit, asked)
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in pairs]
+            elif use.name == "Bash" and use.ok is not False and use.command:
+                changes += [Change(o, n, turn.timestamp, turn) for o, n in command_changes(use.command)]
         if turn.text:
             if turn.role == "user":
                 asked = []

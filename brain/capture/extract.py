@@ -303,8 +303,7 @@ def _change_decisions(turns: list) -> list:
             continue
         reply = next((t for t in turns[position + 1:] if t.role == "assistant" and not t.is_sidechain
                       and not t.abandoned), None)
-        if reply is None or not any(u.name in EDIT_TOOLS or u.command for u in reply.tool_uses) or \
-                any(u.ok is False for u in reply.tool_uses):
+        if reply is None or not _carried_out(reply):
             continue
         decided = None
         for sentence in _sentences(turn.text):
@@ -325,29 +324,73 @@ def _change_decisions(turns: list) -> list:
     return out
 
 
+def _carried_out(reply) -> bool:
+    """Whether the reply changed something: its edits all went through (a test run failing after them does not
+    undo the change), or, with no edit, its commands did."""
+    edits = [u for u in reply.tool_uses if u.name in EDIT_TOOLS]
+    done = edits or [u for u in reply.tool_uses if u.command]
+    return bool(done) and all(u.ok is not False for u in done)
+
+
 def _value_carried_out(turn, reply):
-    """(the person's sentence, the reply's) when the reply's edit set a value the person named without asking in
-    so many words ("Once a night is enough, 03:15 UTC." -> an interval replaced by a schedule, "the sweep now runs
-    daily at 03:15 UTC with the cron expression 0 15 3 * * *"); None otherwise."""
+    """(the person's sentence, the reply's) when the reply's edit set a value the person's words were about,
+    without asking in so many words: the person named the value the reply states ("Once a night is enough, 03:15
+    UTC." -> "the sweep now runs daily at 03:15 UTC with the cron expression 0 15 3 * * *"), the value the edit
+    replaced ("the API can't sit on 3000 on that box" -> "I moved the API to port 4100"), or the time of day a
+    schedule the edit set runs at ("Weekdays 6:30, Berlin time." -> "pattern '30 6 * * 1-5'"); None otherwise."""
     from brain.capture.currency import edit_changes  # capture only: the store lookups it brings are not needed above
 
-    new_values = [new for use in reply.tool_uses if use.name in EDIT_TOOLS and use.edit
-                  for _, new in edit_changes(*use.edit)]
-    if not new_values:
+    changes = [pair for use in reply.tool_uses if use.name in EDIT_TOOLS and use.edit
+               for pair in edit_changes(*use.edit)]
+    if not changes:
         return None
+    new_values = [new for _, new in changes]
+    person, clauses, covered = None, [], set()
     for sentence in _sentences(turn.text):
-        named = [value for _, value in value_kinds(sentence.text)]
-        if sentence.is_question or not named:
+        if sentence.is_question:
             continue
+        named = [value for _, value in value_kinds(sentence.text)]
+        about = [new for old, new in changes if holds_value(sentence.text, old) or _runs_at(named, new)]
         for said in _sentences(reply.text):
-            if not said.is_question and any(holds_value(said.text, v) for v in named) and \
+            if said.is_question:
+                continue
+            if named and any(holds_value(said.text, v) for v in named) and \
                     any(holds_value(said.text, v) for v in new_values):
-                # the clause naming the value ("Replaced X with Y: the sweep now runs daily at 03:15 UTC"): an
-                # index line shows a decision's first words
-                clause = next(c for c in re.split(r"[:;]\s+", said.text) + [said.text]
-                              if any(holds_value(c, v) for v in named))
-                return sentence, _capitalize(_DONE_PREFIX.sub("", clause.strip()))
-    return None
+                wanted = named
+            elif about and any(holds_value(said.text, v) for v in about):
+                wanted = about
+            else:
+                continue
+            # the clause naming the value ("Replaced X with Y: the sweep now runs daily at 03:15 UTC"): an index
+            # line shows a decision's first words
+            clause = next(c for c in re.split(r"[:;]\s+", said.text) + [said.text]
+                          if any(holds_value(c, v) for v in wanted))
+            stated = {v for v in wanted if holds_value(clause, v)}
+            if stated <= covered:
+                continue
+            covered |= stated  # one turn can ask for two changes: "the hostname's wrong ... not on 3000"
+            clauses.append(_I_DID.sub("", _DONE_PREFIX.sub("", clause.strip())).rstrip(" ."))
+            person = person or sentence
+    return (person, _capitalize("; ".join(clauses[:3])) + ".") if clauses else None
+
+
+_I_DID = re.compile(r"^(?:(?:and|also|so|then)\s+)?(?:I(?:'ve| have)?\s+)?(?=[a-z])", re.IGNORECASE)
+
+
+def _runs_at(named: list, value: str) -> bool:
+    """Whether `value` is a cron schedule running at one of the times of day in `named` ("6:30" and
+    "30 6 * * 1-5"; six fields: seconds first)."""
+    fields = value.split()
+    if len(fields) not in (5, 6) or not all(set(f) <= set("0123456789*/,-") for f in fields):
+        return False
+    minute, hour = fields[-5], fields[-4]
+    for said in named:
+        clock = said.split()[0]
+        if ":" in clock and minute.isdigit() and hour.isdigit():
+            h, _, m = clock.partition(":")
+            if h.isdigit() and m.isdigit() and (int(h), int(m)) == (int(hour), int(minute)):
+                return True
+    return False
 
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")

@@ -431,14 +431,18 @@ def _changes(conn, project) -> list:
         return []
 
 
-def _stale_value(row, changes):
-    """(old, new, at, id of the memory that made the change) of the newest change made after this row that
-    replaced a value the row states, or None."""
+def _stale_value(row, changes, stems=frozenset()):
+    """(old, new, at, id of the memory that made the change) of a change made after this row that replaced a value
+    the row states, or None: the newest one the prompt is about (a prompt word beside the old value), else the
+    newest. A turn can state several values changed since; its mark names the one asked about."""
+    first = None
     for old, new, at, changed_by in changes:
         if at > row["created"] and changed_by != row["id"] and holds_value(row["content"], old) \
                 and not holds_value(row["content"], new):
-            return old, new, at, changed_by
-    return None
+            if not stems or _asked_about(row["content"], old, stems):
+                return old, new, at, changed_by
+            first = first or (old, new, at, changed_by)
+    return first
 
 
 def _changes_behind(conn, ranked, scores, changes, prompt) -> dict:
@@ -507,6 +511,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
         scores[rowid] = max(scores.get(rowid, 0.0), OPEN_WORK_SHARE ** newer * top_text)
     best = sorted(scores, key=scores.get, reverse=True)[:MAX_CANDIDATES]
     visible = set(allowed(max_sensitivity))
+    stems = {word[:5] for word in prompt.words}  # which replaced value a marked memory names (_stale_value)
 
     def weighed(rowids, scores, reason=None) -> list:
         rows, out = _fetch(conn, rowids), []
@@ -524,7 +529,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
                 score *= FILE_BOOST
                 why.append("file")
             score *= _weight(row, prompt, project, now, why)
-            row["stale"] = _stale_value(row, changes) if changes and row["status"] == "active" else None
+            row["stale"] = _stale_value(row, changes, stems) if changes and row["status"] == "active" else None
             if row["stale"]:  # marked; not ranked lower when a change brought it (the why names the old value)
                 if not reason:
                     score *= STALE_VALUE_WEIGHT

@@ -92,6 +92,27 @@ def _row_dict(row) -> dict:
             "metadata": {"created": row.get("created"), "title": row.get("title")}}
 
 
+_RECORD_FIELDS = ("Intent", "Files changed", "Files read", "Commands", "Outcome", "Follow-ups", "Rewound")
+_RECORD_ORDER = (("Intent", 160), ("Follow-ups", 320), ("Outcome", 240))  # shown fields, each clipped to...
+
+
+def _record_in_full(text: str) -> str:
+    """A session record as the brief shows it in full: what was asked, what is left open and how it ended, in
+    FULL_ITEM_CHARS. Files and commands go first when it is longer (they are in `rlm-mem get`): clipped at its end,
+    a long record lost its follow-ups, the open work a new session needs most. (No `re`: SessionStart's path.)"""
+    text = " ".join(text.split())
+    if len(text) <= FULL_ITEM_CHARS:
+        return text
+    starts = sorted(at for at in (text.find(f" {name}: ") for name in _RECORD_FIELDS) if at >= 0)
+    head = text[:starts[0]] if starts else text
+    fields = {}
+    for at, end in zip(starts, starts[1:] + [len(text)]):
+        name, _, value = text[at + 1:end].partition(": ")
+        fields[name] = value
+    return " ".join([head] + [f"{name}: {clip(fields[name], size)}" for name, size in _RECORD_ORDER
+                              if fields.get(name)])
+
+
 def render_memory(rows, project_name: str, total: int | None) -> str:
     from brain.recall.recall import RecallResult  # (with SQLite) only when a brief is computed, not reused
 
@@ -117,8 +138,10 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
         for row in full:
             mark = "pinned " if row.get("pinned") else ""
             kind = row.get("kind") if row.get("kind") not in (None, "memory", "turn") else row.get("type")
+            content = row.get("content") or ""
+            content = _record_in_full(content) if row.get("kind") == "session" else content
             lines.append(f"- [{(row.get('created') or '')[:10]} · {row['id']} · {mark}{kind}] "
-                         f"{clip(row.get('content') or '', FULL_ITEM_CHARS)}")
+                         f"{clip(content, FULL_ITEM_CHARS)}")
     if rest:
         lines.append("Index (id · date · type · summary):")
         budget = CONTEXT_BUDGET_CHARS - sum(len(x) for x in lines)
@@ -132,7 +155,7 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     return "\n".join(lines)
 
 
-BRIEF_FORMAT = 3  # 2: carries recall's legend; 3: the last session in full. An older format is recomputed, not reused
+BRIEF_FORMAT = 4  # 2: recall's legend; 3: the last session in full; 4: its open work first. Older: recomputed
 BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
 
 

@@ -29,6 +29,11 @@ _CODE_UNITS = {"millis": "millisecond", "secs": "second", "mins": "minute", "sec
 _CRON = re.compile(r"(?<=[\"'`])(?=[^\"'`]*\d)((?:[\d*/,-]+[ \t]+){4,5}[\d*/,-]+)(?=[\"'`])")
 # A whole number of a larger unit reads as that unit (3600 seconds is "1 hour", said "every hour").
 _LARGER = (("millisecond", 1000, "second"), ("second", 60, "minute"), ("minute", 60, "hour"), ("hour", 24, "day"))
+# A container image whose tag names a variant ("node:20-alpine", "rust:1.82-slim"), or any image a Dockerfile's FROM
+# line names: the variant changes ("alpine" to "bookworm-slim") where the version number does not.
+_IMAGE = re.compile(r"(?<![\w/.:@-])((?:[a-z0-9][a-z0-9.-]*/)*[a-z0-9][a-z0-9._-]*:\d[\w.]*-[A-Za-z][\w.-]*)"
+                    r"(?![\w:/@-])")
+_FROM_IMAGE = re.compile(r"(?m)^\s*FROM\s+(?:--platform=\S+\s+)?([a-z0-9][\w./-]*(?::[\w.-]+)?)(?=\s|$)")
 PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?")
 # Subjects that say nothing on their own ("at 5", "to 20", "in 3").
 WEAK_SUBJECTS = frozenset("at to in on of for from by with and or the a an is are was were be it its this that "
@@ -70,6 +75,11 @@ def value_kinds(text: str) -> list:
                                                       f"{m.group(2)}"))
     for m in _LONG_NUMBER.finditer(text):
         out.append(("number", m.group(0)))
+    if ":" in text or "FROM" in text:
+        images = [m.group(1).rstrip(".") for m in _IMAGE.finditer(text)] if ":" in text else []
+        if "FROM" in text:
+            images += [m.group(1) for m in _FROM_IMAGE.finditer(text) if any(c.isdigit() for c in m.group(1))]
+        out += [("image", image) for image in dict.fromkeys(images)]
     return out
 
 
