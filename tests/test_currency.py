@@ -6,7 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.capture.alternatives import job_of, same_job
-from brain.capture.currency import _asked_values, _edited_number, _stated_changes, command_changes, edit_changes
+from brain.capture.currency import (
+    _asked_values,
+    _edited_number,
+    _stated_changes,
+    command_changes,
+    edit_changes,
+    manifest_changes,
+)
 from brain.util.text import holds_value
 from brain.util import values as values_mod
 from brain.util.values import coarse_kinds, value_kinds
@@ -33,6 +40,8 @@ from brain.util.values import coarse_kinds, value_kinds
      ("node:20-alpine", "node:20-bookworm-slim")),
     ("FROM gcr.io/distroless/static-debian12", "FROM gcr.io/distroless/cc-debian12",
      ("gcr.io/distroless/static-debian12", "gcr.io/distroless/cc-debian12")),
+    ("config.x.skip_cutoff = 72.hours", "config.x.skip_cutoff = 48.hours", ("72 hours", "48 hours")),  # Ruby
+    ('  cron: "0 18 * * 4 Europe/Berlin"', '  cron: "0 22 * * 3 Europe/Berlin"', ("0 18 * * 4", "0 22 * * 3")),
 ])
 def test_an_edit_replacing_a_value_is_a_change(old, new, pair):
     assert pair in edit_changes(old, new)
@@ -63,6 +72,23 @@ def test_an_edit_that_changes_no_single_value_is_none(old, new):
 ])
 def test_a_command_replacing_a_value_or_a_package_is_a_change(command, pairs):
     assert command_changes(command) == pairs
+
+
+@pytest.mark.parametrize("path, old, new, pairs", [
+    ("Gemfile", 'gem "wicked_pdf"\ngem "wkhtmltopdf-binary"\n', 'gem "prawn", "~> 2.5"\ngem "prawn-table"\n',
+     [("wicked_pdf", "prawn"), ("wkhtmltopdf-binary", "prawn-table")]),
+    ("web/package.json", '  "version": "1.0.0",\n    "zod": "^3.23.8",\n', '  "version": "1.1.0",\n'
+     '    "@sinclair/typebox": "^0.33.7",\n', [("zod", "@sinclair/typebox")]),
+    ("requirements.txt", "celery==5.3.6\nredis>=5\n", "arq==0.26\nredis>=5\n", [("celery", "arq")]),
+    ("pyproject.toml", '  "celery>=5",\n  "httpx",\n', '  "arq>=0.26",\n  "httpx",\n', [("celery", "arq")]),
+    ("Cargo.toml", 'rusoto_s3 = "0.48"\ntokio = { version = "1" }\n', 'aws-sdk-s3 = "1.5"\ntokio = { version = "1" }\n',
+     [("rusoto_s3", "aws-sdk-s3")]),
+    ("Gemfile", 'gem "rails", "~> 7.1"', 'gem "rails", "~> 7.2"', []),  # upgraded in place
+    ("Gemfile", 'gem "rails"', 'gem "rails"\ngem "pundit"', []),  # added, nothing gone
+    ("app/models/order.rb", 'gem "a"', 'gem "b"', []),  # not a manifest
+])
+def test_an_edit_of_a_manifest_swapping_dependencies_is_a_change(path, old, new, pairs):
+    assert manifest_changes(path, old, new) == pairs
 
 
 @pytest.mark.parametrize("line, old, new, pair", [
@@ -146,6 +172,9 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("celery-beat schedules it", "celery", True),
     ("the api-staging.x.dev host", "staging.x.dev", False),  # glued before: another host
     ("port 8087_b", "8087", False),  # a number glued to more is another value
+    ("config.x.skip_cutoff = 72.hours", "72 hours", True),  # Ruby writes a duration so
+    ("expires_in: 1.hour", "1 hour", True),
+    ("retry after 172.hours", "72 hours", False),
 ])
 def test_a_value_is_found_as_people_write_it(text, value, held):
     assert holds_value(text, value) is held

@@ -198,6 +198,15 @@ def test_a_change_carried_out_on_what_the_person_said_is_a_decision(person, repl
     assert found == [f"Decision: {decided}"], found
 
 
+def test_a_vague_request_to_drop_a_value_is_recorded_in_the_words_of_the_reply():
+    uses = [edited("config/sidekiq.yml", "concurrency: 12", "concurrency: 10")]
+    found = [c.content for c in extract_memories([
+        said("Drop it to 10 and add jemalloc.", n=0),
+        called(*uses, n=1, text="Sidekiq concurrency is now 10 (config/sidekiq.yml has concurrency: 10).")])
+        if c.kind == "decision"]
+    assert found == ["Decision: Sidekiq concurrency is now 10 (config/sidekiq.yml has concurrency: 10)."], found
+
+
 def test_a_change_whose_edit_failed_is_no_decision():
     uses = [edited("src/config.ts", "PORT ?? 3000", "PORT ?? 4100", ok=False)]
     found = extract_memories([said("The API can't sit on 3000 on that box.", n=0),

@@ -99,7 +99,8 @@ def _host(url: str):
     return rest.split("/", 1)[0].split(":", 1)[0] or None
 
 
-_UNIT_OR_PRODUCT = re.compile(r"\s?(?:[A-Za-z%]|\*)")  # `TTL = 15 * time.Minute`, `limit = 256 MB`: not a setting
+# `TTL = 15 * time.Minute`, `limit = 256 MB`, `cutoff = 72.hours`: not a setting
+_UNIT_OR_PRODUCT = re.compile(r"\s?(?:[A-Za-z%]|\*)|\.[A-Za-z]")
 _DURATIONS = frozenset("unit:millisecond unit:second unit:minute unit:hour unit:day unit:week unit:month".split())
 _SIZES = frozenset("unit:kb unit:mb unit:gb unit:tb".split())
 # A number set through a call (`.max_connections(10)`) or a quoted version (`channel = "1.79"`).
@@ -287,15 +288,58 @@ def command_changes(command: str) -> list:
         names = [_package_name(a) for a in m.group("args").split() if not a.startswith("-")]
         names = [n for n in names if _named(n) and not n.startswith((".", "/"))]
         (removed if m.group("verb") in _REMOVE_VERBS else added).extend(names)
-    kept = {n.lower() for n in removed} & {n.lower() for n in added}  # an upgrade in place is no replacement
-    removed = [n for n in removed if n.lower() not in kept]
-    added = [n for n in added if n.lower() not in kept]
-    if removed and added:
-        if len(removed) == len(added):
-            pairs += list(zip(removed, added))
-        elif len(removed) == 1 or len(added) == 1:
-            pairs += [(old, added[0]) for old in removed] if len(added) == 1 else [(removed[0], added[0])]
-    return pairs
+    return pairs + _swapped(removed, added)
+
+
+def _swapped(removed: list, added: list) -> list:
+    """Packages that replaced others, (old, new): paired in order when as many went as came, all for one when one
+    came (or the first for the first when one went); a name on both sides was upgraded in place, not replaced."""
+    kept = {n.lower() for n in removed} & {n.lower() for n in added}
+    removed = list(dict.fromkeys(n for n in removed if n.lower() not in kept))
+    added = list(dict.fromkeys(n for n in added if n.lower() not in kept))
+    if not removed or not added:
+        return []
+    if len(removed) == len(added):
+        return list(zip(removed, added))
+    if len(added) == 1:
+        return [(old, added[0]) for old in removed]
+    return [(removed[0], added[0])] if len(removed) == 1 else []
+
+
+# The dependencies a manifest names, by file name: an edit dropping some and adding others swapped them (Gemfile
+# `gem "wicked_pdf"` for `gem "prawn"`, package.json, requirements.txt, pyproject.toml, Cargo.toml, go.mod).
+_GEM = re.compile(r"^\s*gem\s+[\"']([\w.-]+)[\"']", re.MULTILINE)
+_JSON_DEPENDENCY = re.compile(r"^\s*\"(@?[\w./-]+)\"\s*:\s*\"(?:[~^<>=*]|\d|workspace:|npm:)", re.MULTILINE)
+_REQUIREMENT = re.compile(r"^\s*\"?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*(?:[=<>!~]=|[<>]|\"|,|$)", re.MULTILINE)
+_TOML_DEPENDENCY = re.compile(r"^\s*([A-Za-z0-9][\w-]*)\s*=\s*(?:\"[~^<>=*\d]|\{)", re.MULTILINE)
+_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.-]+\.[a-z]{2,}/[\w./-]+)\s+v\d", re.MULTILINE)
+
+
+def _manifest_names(file_path: str, text: str) -> list:
+    name = file_path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    if name == "gemfile" or name.endswith(".gemspec"):
+        return _GEM.findall(text)
+    if name == "package.json":
+        return _JSON_DEPENDENCY.findall(text)
+    if name.startswith("requirements") and name.endswith((".txt", ".in")):
+        return _REQUIREMENT.findall(text)
+    if name == "pyproject.toml":
+        return _REQUIREMENT.findall(text) + _TOML_DEPENDENCY.findall(text)
+    if name == "cargo.toml":
+        return _TOML_DEPENDENCY.findall(text)
+    if name == "go.mod":
+        return _GO_REQUIRE.findall(text)
+    return []
+
+
+def manifest_changes(file_path: str, old: str, new: str) -> list:
+    """(old package, new package) for the dependencies an edit of a manifest swapped for others."""
+    if not file_path:
+        return []
+    before, after = _manifest_names(file_path, old), _manifest_names(file_path, new)
+    removed = [n for n in before if n not in after]
+    added = [n for n in after if n not in before]
+    return [(o, n) for o, n in _swapped(removed, added) if _named(o) and _named(n)]
 
 
 def session_changes(turns) -> list:
@@ -307,6 +351,7 @@ def session_changes(turns) -> list:
         for use in turn.tool_uses:
             if use.name in EDIT_TOOLS and use.ok is not False and use.edit:
                 pairs = edit_changes(*use.edit) or _edited_number(*use.edit, asked)
+                pairs += manifest_changes(use.file_path, *use.edit)
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in pairs]
             elif use.name == "Bash" and use.ok is not False and use.command:
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in command_changes(use.command)]

@@ -288,7 +288,8 @@ _CHANGE_REQUEST = re.compile(r"^(?:(?:ok(?:ay)?|actually|please|then|also|and|no
                              r"set|switch|bump|upgrade|downgrade|rename|replace|use|increase|decrease|raise|lower|"
                              r"reduce|limit|pin|drop|remove|cut|shorten|extend|lengthen|halve|double|cap)\b|"
                              r"(?:run|schedule)\b.*\bevery\b)", re.IGNORECASE)  # "run the sync every six hours"
-_VAGUE_OBJECT = re.compile(r"^(?:\w+\s+){0,3}?(?:move|make|change|set|bump|raise|lower|reduce|increase|decrease)\s+"
+_VAGUE_OBJECT = re.compile(r"^(?:\w+\s+){0,3}?(?:move|make|change|set|bump|raise|lower|reduce|increase|decrease|drop|"
+                           r"cut|put|take|turn|bring|scale)\s+"
                            r"(?:it|that|this|them|us|everything)\b", re.IGNORECASE)
 _DONE_PREFIX = re.compile(r"^(?:done|changed|updated|fixed|ok(?:ay)?|sure|moved)\s*[:,.!-]\s*", re.IGNORECASE)
 

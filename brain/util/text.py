@@ -157,6 +157,8 @@ def value_span(text: str, value: str):
     elif " = " in value:  # a setting: `max_connections = 10` is also written max_connections=10, (10), : 10
         name, _, setting = value.partition(" = ")
         variants += [f"{name}={setting}", f"{name}({setting})", f"{name}: {setting}"]
+    if subject.isdigit() and number.rstrip("s") in _TIME_UNITS:  # "72 hours" is also Ruby's 72.hours
+        variants.append(f"{subject}.{number}")
     for variant in variants:
         at = lowered.find(variant)
         while at >= 0:

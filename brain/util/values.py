@@ -22,11 +22,14 @@ ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_]{2,40})\s*[=:]\s*(\d+(?:\.\d+)?)\b")
 _GO_DURATION = re.compile(r"(?:\b(\d+(?:\.\d+)?)\s*\*\s*)?\btime\.(Millisecond|Second|Minute|Hour)\b")
 _CALL_DURATION = re.compile(r"\b(?:Duration|TimeDelta)(?:::from_|::|\.of)(millis|secs|mins|hours|days|weeks|minutes|"
                             r"seconds|Millis|Seconds|Minutes|Hours|Days)\((\d+)\)")
+_DOT_DURATION = re.compile(r"(?<![\w.])(\d+)\.(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b")  # 72.hours
 _KEYWORD_DURATION = re.compile(r"\b(weeks|days|hours|minutes|seconds|milliseconds)\s*=\s*(\d+(?:\.\d+)?)\b")
 _CODE_UNITS = {"millis": "millisecond", "secs": "second", "mins": "minute", "seconds": "second", "minutes": "minute",
                "hours": "hour", "days": "day", "weeks": "week", "milliseconds": "millisecond"}
-# Five cron fields (six with seconds first) in quotes or backticks ("30 2 * * *", `0 */6 * * *`), one a number.
-_CRON = re.compile(r"(?<=[\"'`])(?=[^\"'`]*\d)((?:[\d*/,-]+[ \t]+){4,5}[\d*/,-]+)(?=[\"'`])")
+# Five cron fields (six with seconds first) in quotes or backticks ("30 2 * * *", `0 */6 * * *`), one a number, and
+# perhaps a time zone after them.
+_CRON = re.compile(r"(?<=[\"'`])(?=[^\"'`]*\d)((?:[\d*/,-]+[ \t]+){4,5}[\d*/,-]+)"
+                   r"(?=(?:[ \t]+[A-Z][A-Za-z_]+/[A-Za-z_]+)?[\"'`])")  # sidekiq-cron: "0 22 * * 3 Europe/Berlin"
 # A whole number of a larger unit reads as that unit (3600 seconds is "1 hour", said "every hour").
 _LARGER = (("millisecond", 1000, "second"), ("second", 60, "minute"), ("minute", 60, "hour"), ("hour", 24, "day"))
 # A container image whose tag names a variant ("node:20-alpine", "rust:1.82-slim"), or any image a Dockerfile's FROM
@@ -62,6 +65,9 @@ def value_kinds(text: str) -> list:
         return out
     for m in UNIT_VALUE.finditer(text):
         out.append(("unit:" + _unit(m.group(2)), f"{m.group(1)} {m.group(2)}"))
+    if "." in text:  # Ruby and Kotlin write `72.hours`: said as written, "72 hours"
+        for m in _DOT_DURATION.finditer(text):
+            out.append(("unit:" + _unit(m.group(2)), f"{m.group(1)} {m.group(2)}"))
     for unit, number in _code_durations(text):
         out.append(_code_duration(unit, number))
     for m in _TIME.finditer(text):
@@ -102,6 +108,7 @@ def _code_durations(text: str):
     if "=" in text:
         for m in _KEYWORD_DURATION.finditer(text):
             yield _CODE_UNITS[m.group(1)], float(m.group(2))
+
 
 
 def _number(value: float) -> str:
