@@ -6,8 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.capture.alternatives import job_of, same_job
+from brain.capture.transcript import ToolUse, Turn
 from brain.capture.currency import (
     _asked_values,
+    session_changes,
     _edited_number,
     _stated_changes,
     command_changes,
@@ -89,6 +91,21 @@ def test_a_command_replacing_a_value_or_a_package_is_a_change(command, pairs):
 ])
 def test_an_edit_of_a_manifest_swapping_dependencies_is_a_change(path, old, new, pairs):
     assert manifest_changes(path, old, new) == pairs
+
+
+def test_a_setting_an_edit_changed_is_also_the_old_number_in_the_words_the_reply_says_it_with():
+    """`limit: 5` edited into `limit: 10` while the reply says "10 login attempts per minute": older turns say "5
+    login attempts per minute" and "5 attempts per minute", which `limit = 5` alone would not find."""
+    edit = ToolUse(id=None, name="Edit", summary="Edit: rack_attack.rb", file_path="config/rack_attack.rb", ok=True,
+                   edit=('throttle("logins/ip", limit: 5, period: 1.minute)',
+                         'throttle("logins/ip", limit: 10, period: 1.minute)'))
+    reply = Turn(uuid="a1", offset=1, role="assistant", timestamp="2026-01-05T10:00:20Z", session_id="s1",
+                 text="The login throttle is now limit: 10 per 1.minute, so 10 login attempts per minute per IP.",
+                 tool_uses=(edit,))
+    pairs = {(c.old, c.new) for c in session_changes([reply])}
+    assert {("limit = 5", "limit = 10"), ("5 login attempts", "10 login attempts"), ("5 attempts", "10 attempts")} \
+        <= pairs, pairs
+    assert not any(old.startswith("5 per") for old, _ in pairs)  # "10 per 1.minute": no words to go by
 
 
 @pytest.mark.parametrize("line, old, new, pair", [

@@ -21,7 +21,7 @@ from brain.capture.transcript import EDIT_TOOLS
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
 from brain.util.sqlite import sqlite3
-from brain.util.text import holds_value, words
+from brain.util.text import STOPWORDS, holds_value, words
 from brain.util.timestamps import normalize_timestamp
 from brain.util.values import ASSIGNED_NUMBER, WEAK_SUBJECTS, value_kinds
 
@@ -342,6 +342,32 @@ def manifest_changes(file_path: str, old: str, new: str) -> list:
     return [(o, n) for o, n in _swapped(removed, added) if _named(o) and _named(n)]
 
 
+_COUNTED = re.compile(r"(?<![\w.])(\d+)\s+([A-Za-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\b")  # "10 login attempts"
+
+
+def _said_as(text: str, pair: tuple) -> list:
+    """A setting an edit changed (`limit = 5` into `limit = 10`) as the turn's own words say the new number ("10
+    login attempts per minute"): the same words with the old number are the old value older turns state ("5 login
+    attempts"), which the setting's name alone would not find."""
+    old, new = pair
+    if " = " not in old or " = " not in new:
+        return []
+    before, after = old.partition(" = ")[2], new.partition(" = ")[2]
+    if not (before.isdigit() and after.isdigit()) or before == after:
+        return []
+    out = []
+    for m in _COUNTED.finditer(text.split(TOOLS_LINE, 1)[0]):
+        said = m.group(2).split()
+        while said and said[-1].lower() in STOPWORDS:
+            said.pop()
+        if m.group(1) != after or not said or said[0].lower() in STOPWORDS or len(said[0]) < 4:
+            continue
+        out.append((f"{before} {' '.join(said)}", f"{after} {' '.join(said)}"))
+        if len(said) == 2 and value_kinds(f"{after} {said[1]}"):  # "10 login attempts" is also "10 attempts"
+            out.append((f"{before} {said[1]}", f"{after} {said[1]}"))
+    return out
+
+
 def session_changes(turns) -> list:
     """Every value change a session made, in order: Change(old, new, when, turn)."""
     changes, previous, asked = [], "", []
@@ -352,6 +378,7 @@ def session_changes(turns) -> list:
             if use.name in EDIT_TOOLS and use.ok is not False and use.edit:
                 pairs = edit_changes(*use.edit) or _edited_number(*use.edit, asked)
                 pairs += manifest_changes(use.file_path, *use.edit)
+                pairs += [said for pair in pairs for said in _said_as(turn.text or "", pair)]
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in pairs]
             elif use.name == "Bash" and use.ok is not False and use.command:
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in command_changes(use.command)]
