@@ -49,12 +49,13 @@ _SUBJECT_TO = re.compile(r"\b(?:cut|shorten|extend|lengthen|raise|lower|reduce|i
                          r"(?:\s+[a-z][\w-]{2,20})?\s+(?:down\s+|up\s+|back\s+)?to\s+(?P<new>\d[^,;!?]{0,30})",
                          re.IGNORECASE)
 # "5 attempts instead of 3", "max_connections = 20, up from 10": a new value and the old one after it
-_NEW_BEFORE_OLD = re.compile(r"(?P<new>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)\s*,?\s+(?:instead of|up from|down from|"
-                             r"rather than)\s+(?P<old>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)", re.IGNORECASE)
-_NOT = re.compile(r"(?P<new>\S+)\s*,?\s+not\s+(?:the\s+)?(?P<old>\S+?)[.,;)]*(?:\s|$)", re.IGNORECASE)
+_NEW_BEFORE_OLD = re.compile(r"(?<![\d.])(?P<new>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)\s*,?\s+"
+                             r"(?:instead of|up from|down from|rather than)\s+(?P<old>\d+(?:\.\d+)?(?:\s?[A-Za-z%]+)?)",
+                             re.IGNORECASE)
+_NOT = re.compile(r"(?<!\S)(?P<new>\S+)\s*,?\s+not\s+(?:the\s+)?(?P<old>\S+?)[.,;)]*(?:\s|$)", re.IGNORECASE)
 # "valid 15 minutes, not an hour": an amount and the one it replaces ("an hour" is 1 hour)
 _AMOUNT = r"\d+(?:\.\d+)?\s?[A-Za-z%]+|an?\s+(?:second|minute|hour|day|week|month|year)"
-_NOT_AMOUNT = re.compile(rf"(?P<new>{_AMOUNT})\s*,?\s+not\s+(?P<old>{_AMOUNT})\b", re.IGNORECASE)
+_NOT_AMOUNT = re.compile(rf"(?<![\d.])(?P<new>{_AMOUNT})\s*,?\s+not\s+(?P<old>{_AMOUNT})\b", re.IGNORECASE)
 # "Upgraded to fastify 5.1.0", "moved us to Node 22": the old value is what older memories said of the subject
 _UPGRADED_TO = re.compile(r"\b(?:upgrad|updat|bump|mov|migrat)(?:e|ed|es|ing)?\s+(?:\w+\s+)?to\s+"
                           r"(?P<new>[A-Za-z][\w+#-]{1,20}(?:\s+v?|[@:]v?)\d+(?:\.\d+){0,2})\b", re.IGNORECASE)
@@ -308,11 +309,11 @@ def _swapped(removed: list, added: list) -> list:
 
 # The dependencies a manifest names, by file name: an edit dropping some and adding others swapped them (Gemfile
 # `gem "wicked_pdf"` for `gem "prawn"`, package.json, requirements.txt, pyproject.toml, Cargo.toml, go.mod).
-_GEM = re.compile(r"^\s*gem\s+[\"']([\w.-]+)[\"']", re.MULTILINE)
-_JSON_DEPENDENCY = re.compile(r"^\s*\"(@?[\w./-]+)\"\s*:\s*\"(?:[~^<>=*]|\d|workspace:|npm:)", re.MULTILINE)
-_REQUIREMENT = re.compile(r"^\s*\"?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*(?:[=<>!~]=|[<>]|\"|,|$)", re.MULTILINE)
-_TOML_DEPENDENCY = re.compile(r"^\s*([A-Za-z0-9][\w-]*)\s*=\s*(?:\"[~^<>=*\d]|\{)", re.MULTILINE)
-_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.-]+\.[a-z]{2,}/[\w./-]+)\s+v\d", re.MULTILINE)
+_GEM = re.compile(r"^[ \t]*gem\s+[\"']([\w.-]+)[\"']", re.MULTILINE)
+_JSON_DEPENDENCY = re.compile(r"^[ \t]*\"(@?[\w./-]+)\"\s*:\s*\"(?:[~^<>=*]|\d|workspace:|npm:)", re.MULTILINE)
+_REQUIREMENT = re.compile(r"^[ \t]*\"?([A-Za-z0-9][\w.-]*)(?:\[[^\]]*\])?\s*(?:[=<>!~]=|[<>]|\"|,|$)", re.MULTILINE)
+_TOML_DEPENDENCY = re.compile(r"^[ \t]*([A-Za-z0-9][\w-]*)\s*=\s*(?:\"[~^<>=*\d]|\{)", re.MULTILINE)
+_GO_REQUIRE = re.compile(r"^[ \t]*(?:require\s+)?([\w.-]+\.[a-z]{2,}/[\w./-]+)\s+v\d", re.MULTILINE)
 
 
 def _manifest_names(file_path: str, text: str) -> list:

@@ -104,7 +104,7 @@ _CAVEAT_LINE = re.compile(
     re.MULTILINE,
 )
 _INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]\n]*\]")
-_TRAILING_SPACE = re.compile(r"[ \t]+\n")
+_TRAILING_SPACE = re.compile(r"(?<![ \t])[ \t]+\n")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
 # Opening markers that must never survive cleaning, whatever the input looked like.
 _FORBIDDEN_OPEN = (_SYSTEM_REMINDER_OPEN, _PRIVATE_OPEN, _FENCE_OPEN)

@@ -131,10 +131,10 @@ def _patterns() -> dict:
                 rf"(?:the\s+)?(?P<mode>{mode_names})\s+mode"),
             # A command must be a whole clause: this keeps "set up the database to 5 replicas" or "creative mode
             # in Minecraft" from moving a slider. Clauses end at sentence punctuation, commas, new lines, "and".
-            clause=re.compile(r"[.!?](?=\s|$)|[;,\n]+|\s+(?:and|then|&)\s+"),
+            clause=re.compile(r"[.!?](?=\s|$)|[;,\n]+|(?<!\s)\s+(?:and|then|&)\s+"),
             polite_head=re.compile(
                 r"^(?:(?:please|pls|ok(?:ay)?|now|also|then|and|hey|kindly|(?:can|could|would)\s+you)[\s,]+)+"),
-            polite_tail=re.compile(r"(?:[\s,]+(?:please|pls|thanks|thank\s+you))+$"),
+            polite_tail=re.compile(r"(?<![\s,])(?:[\s,]+(?:please|pls|thanks|thank\s+you))+$"),
         )
     return _PATTERNS
 

@@ -25,7 +25,7 @@ FORMAT = "claude-memory"
 INDEX = "MEMORY.md"
 TYPES = {"user": "fact", "feedback": "preference", "project": "fact", "reference": "note"}
 KINDS = {"feedback": "preference"}
-_LINK = re.compile(r"\[(?P<title>[^\]]+)\]\((?P<target>[^)\s]+\.md)\)\s*(?:[—–:-]+\s*(?P<hook>.*))?")
+_LINK = re.compile(r"\[(?P<title>[^\][]+)\]\((?P<target>[^)\s]+\.md)\)\s*(?:[—–:-]+\s*(?P<hook>.*))?")
 _BULLET = re.compile(r"^\s*[-*+]\s+(?P<text>.+?)\s*$")
 
 

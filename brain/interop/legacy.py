@@ -32,8 +32,8 @@ CORRECTION_CONFIDENCE = 0.95
 _TITLE = re.compile(r"^#\s+(?P<title>.+?)\s*#*\s*$")
 _FIELD = re.compile(r"^\*\*(?P<name>[A-Za-z ]+)(?::\*\*|\*\*:)\s*(?P<value>.*?)\s*$")  # **Name:** or **Name**:
 _MARKER = re.compile(r"^\[(CORRECTION|CRITICAL)\]\s*", re.IGNORECASE)
-_DEPRECATED = re.compile(r"^\W*DEPRECATED\b.*?\bSee\b(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE)
-_FILE_NAME = re.compile(r"[\w.\-/]+\.md\b|[a-z0-9]+(?:_[a-z0-9]+)+")
+_DEPRECATED = re.compile(r"^[^\w\n]*DEPRECATED\b.*?\bSee\b(?P<rest>.*)$", re.IGNORECASE | re.MULTILINE)
+_FILE_NAME = re.compile(r"(?<![\w.\-/])[\w.\-/]+\.md\b|(?<![a-z0-9])[a-z0-9]+(?:_[a-z0-9]+)+")
 
 
 def looks_like(text: str) -> bool:

@@ -41,7 +41,7 @@ _PLACEHOLDER_RE = re.compile(
     | \[REDACTED.*                           # our own marker
     | (?:process\.env|os\.environ|os\.getenv)\b.*
     | (?:your|my|the)(?:[-_][a-z]+)+ | your[a-z]*   # your_api_key, YOUR-TOKEN, my-password, YOURAPIKEY
-    | [a-z_-]*(?:here|placeholder|example|sample|dummy|fake|xxxx)[a-z_-]*   # (letters only: not a real key)
+    | (?<![a-z_-])[a-z_-]*(?:here|placeholder|example|sample|dummy|fake|xxxx)[a-z_-]*   # (letters only: not a real key)
     """, re.IGNORECASE)
 _MASK_RE = re.compile(r"[*xX•.\-_#?0]+")            # "****", "xxxx", "...", "___", "0000"
 _CHAR_CLASSES = (re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]"))

@@ -13,8 +13,10 @@ _UNITS = (r"ms|milliseconds?|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|wee
 UNIT_VALUE = re.compile(rf"\b(\d+(?:\.\d+)?)\s?({_UNITS})\b", re.IGNORECASE)
 _TIME = re.compile(r"\b([01]?\d|2[0-3]):[0-5]\d(?:\s?UTC)?\b")
 _URL = re.compile(r"\bhttps?://[^\s'\"<>)\]`,]+")
-_HOST = re.compile(r"\b(?=[a-z0-9-]*[a-z])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:dev|io|com|net|org|app|cloud|co|ai|sh|"
-                   r"internal|local)\b", re.IGNORECASE)
+# Labels of at most 63 characters, at most ten of them (as DNS has it): the bounds keep a long run of "a-a-a-..."
+# from being rescanned from every position.
+_HOST = re.compile(r"\b(?=[a-z0-9-]{0,62}[a-z])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,63}){0,8}\."
+                   r"(?:dev|io|com|net|org|app|cloud|co|ai|sh|internal|local)\b", re.IGNORECASE)
 SUBJECT_NUMBER = re.compile(r"\b([A-Za-z][A-Za-z+#]{1,20})(?:\s+v?|[:@]v?)(\d+(?:\.\d+){0,2})\b")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\d{3,6}(?![\w.])")
 ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_]{2,40})\s*[=:]\s*(\d+(?:\.\d+)?)\b")
@@ -36,7 +38,7 @@ _LARGER = (("millisecond", 1000, "second"), ("second", 60, "minute"), ("minute",
 # line names: the variant changes ("alpine" to "bookworm-slim") where the version number does not.
 _IMAGE = re.compile(r"(?<![\w/.:@-])((?:[a-z0-9][a-z0-9.-]*/)*[a-z0-9][a-z0-9._-]*:\d[\w.]*-[A-Za-z][\w.-]*)"
                     r"(?![\w:/@-])")
-_FROM_IMAGE = re.compile(r"(?m)^\s*FROM\s+(?:--platform=\S+\s+)?([a-z0-9][\w./-]*(?::[\w.-]+)?)(?=\s|$)")
+_FROM_IMAGE = re.compile(r"(?m)^[ \t]*FROM\s+(?:--platform=\S+\s+)?([a-z0-9][\w./-]*(?::[\w.-]+)?)(?=\s|$)")
 PATH = re.compile(r"(?<![\w/.-])(?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?")
 # Subjects that say nothing on their own ("at 5", "to 20", "in 3").
 WEAK_SUBJECTS = frozenset("at to in on of for from by with and or the a an is are was were be it its this that "
