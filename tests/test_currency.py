@@ -192,6 +192,9 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("config.x.skip_cutoff = 72.hours", "72 hours", True),  # Ruby writes a duration so
     ("expires_in: 1.hour", "1 hour", True),
     ("retry after 172.hours", "72 hours", False),
+    ("  maxAge: 72h", "72 hours", True),  # Go, Kubernetes and Prometheus write a duration so
+    ("a 172h window", "72 hours", False),
+    ("scrape every 15s", "15 seconds", True),
 ])
 def test_a_value_is_found_as_people_write_it(text, value, held):
     assert holds_value(text, value) is held
@@ -215,3 +218,18 @@ def test_the_quick_tests_before_each_pattern_never_change_what_is_found(text):
         patched.setattr(values_mod, "_DIGIT", always)
         patched.setattr(values_mod, "_TODO_HINTS", ("",))
         assert (value_kinds(text), coarse_kinds(text)) == found
+
+
+def test_an_edit_changing_a_short_duration_a_version_or_one_quoted_name_is_a_change():
+    assert edit_changes("  maxAge: 72h\n", "  maxAge: 168h\n") == [("72 hours", "168 hours")]
+    assert edit_changes("version: 0.3.0\n", "version: 0.3.1\n") == [("version = 0.3.0", "version = 0.3.1")]
+    assert edit_changes('js.Publish(ctx, "billing.invoice.paid", data)',
+                        'js.Publish(ctx, "ledger.v2.invoice.paid", data)') == [("billing.invoice.paid",
+                                                                                 "ledger.v2.invoice.paid")]
+    assert edit_changes('bucket = "acme-raw-landing"', 'bucket = "acme-prod-landing"') == [
+        ("acme-raw-landing", "acme-prod-landing")]
+    # not names to follow: words, short ids, or an edit that changed more than the name
+    assert edit_changes('level = "info"', 'level = "debug"') == []
+    assert edit_changes('get("user_1")', 'get("user_2")') == []
+    assert ("a.b", "a.c") not in edit_changes('x = "a.b"; retries = 1', 'x = "a.c"; retries = 2')
+    assert value_kinds("5m users")[0][0] == "unit:minute" and value_kinds("v1.2h and 3.5h") == []

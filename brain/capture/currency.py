@@ -92,7 +92,27 @@ def edit_changes(old: str, new: str) -> list:
     if not pairs and len(removed_of.get("duration", [])) == 1 and len(schedules) == 1 \
             and not added_of.get("duration"):
         pairs.append((removed_of["duration"][0], schedules[0]))
+    if not pairs:
+        pairs += _renamed_literal(old, new)
     return pairs
+
+
+# A quoted name in code: a subject, topic, queue, bucket, path or key ("orders.created", "gs://raw-events").
+_LITERAL = re.compile(r"\"([^\"\s]{4,100})\"|'([^'\s]{4,100})'")
+
+
+def _renamed_literal(old: str, new: str) -> list:
+    """An edit that changes nothing but one quoted name into another (`Publish(ctx, "locker.door.opened", ...)`
+    into `Publish(ctx, "kestrel.v1.door.opened", ...)`): the pair, when both are specific enough to be found again
+    (a dot, slash or colon in them, or a dash or underscore in ten characters or more: not "info" or "user_1")."""
+    before = [a or b for a, b in _LITERAL.findall(old)]
+    after = [a or b for a, b in _LITERAL.findall(new)]
+    removed = [v for v in dict.fromkeys(before) if v not in after]
+    added = [v for v in dict.fromkeys(after) if v not in before]
+    if len(removed) != 1 or len(added) != 1 or old.replace(removed[0], added[0]) != new:
+        return []
+    specific = [any(c in v for c in ".:/") or (len(v) >= 10 and any(c in v for c in "-_")) for v in removed + added]
+    return [(removed[0], added[0])] if all(specific) else []
 
 
 def _host(url: str):

@@ -134,6 +134,7 @@ def without_label(text: str) -> str:
 
 _VALUE_GLUE = frozenset("_-")
 _TIME_UNITS = frozenset("second minute hour day week month".split())
+_SHORT_UNITS = frozenset("second minute hour day".split())
 _ATTEMPTS = ("attempts", "times", "retries", "tries")
 
 
@@ -159,6 +160,8 @@ def value_span(text: str, value: str):
         variants += [f"{name}={setting}", f"{name}({setting})", f"{name}: {setting}"]
     if subject.isdigit() and number.rstrip("s") in _TIME_UNITS:  # "72 hours" is also Ruby's 72.hours
         variants.append(f"{subject}.{number}")
+        if number.rstrip("s") in _SHORT_UNITS:  # and Go's or a manifest's 72h
+            variants.append(subject + number[0])
     for variant in variants:
         at = lowered.find(variant)
         while at >= 0:

@@ -19,12 +19,15 @@ _HOST = re.compile(r"\b(?=[a-z0-9-]{0,62}[a-z])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,6
                    r"(?:dev|io|com|net|org|app|cloud|co|ai|sh|internal|local)\b", re.IGNORECASE)
 SUBJECT_NUMBER = re.compile(r"\b([A-Za-z][A-Za-z+#]{1,20})(?:\s+v?|[:@]v?)(\d+(?:\.\d+){0,2})\b")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\d{3,6}(?![\w.])")
-ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_]{2,40})\s*[=:]\s*(\d+(?:\.\d+)?)\b")
+ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_]{2,40})\s*[=:]\s*(\d+(?:\.\d+){0,3})\b(?!\.\d)")  # version: 0.3.1 whole
 # Durations as code writes them; each is read as "N unit" so that it matches the same value in prose.
 _GO_DURATION = re.compile(r"(?:\b(\d+(?:\.\d+)?)\s*\*\s*)?\btime\.(Millisecond|Second|Minute|Hour)\b")
 _CALL_DURATION = re.compile(r"\b(?:Duration|TimeDelta)(?:::from_|::|\.of)(millis|secs|mins|hours|days|weeks|minutes|"
                             r"seconds|Millis|Seconds|Minutes|Hours|Days)\((\d+)\)")
 _DOT_DURATION = re.compile(r"(?<![\w.])(\d+)\.(seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b")  # 72.hours
+# Go, Kubernetes and Prometheus write durations with one letter: maxAge: 72h, timeout: 30s, for: 5m, retention 15d.
+_SHORT_DURATION = re.compile(r"(?<![\w.])(\d+)([smhd])(?!\w|\.\d)")
+_SHORT_UNITS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
 _KEYWORD_DURATION = re.compile(r"\b(weeks|days|hours|minutes|seconds|milliseconds)\s*=\s*(\d+(?:\.\d+)?)\b")
 _CODE_UNITS = {"millis": "millisecond", "secs": "second", "mins": "minute", "seconds": "second", "minutes": "minute",
                "hours": "hour", "days": "day", "weeks": "week", "milliseconds": "millisecond"}
@@ -72,6 +75,9 @@ def value_kinds(text: str) -> list:
             out.append(("unit:" + _unit(m.group(2)), f"{m.group(1)} {m.group(2)}"))
     for unit, number in _code_durations(text):
         out.append(_code_duration(unit, number))
+    for m in _SHORT_DURATION.finditer(text):  # said as written, in words: "72 hours" (holds_value finds 72h)
+        unit = _SHORT_UNITS[m.group(2)]
+        out.append(("unit:" + unit, f"{m.group(1)} {unit}{'' if m.group(1) == '1' else 's'}"))
     for m in _TIME.finditer(text):
         out.append(("time", m.group(0)))
     for m in _CRON.finditer(text):
