@@ -387,3 +387,38 @@ def test_the_kind_of_value_a_question_asks_for_is_the_noun_after_which_or_what()
     assert asked("How long do sessions last?")[0] == {"duration"}
     assert asked("Which service runs on port 80?") == (set(), set())
     assert asked("What did the deploy time out on?") == (set(), set())
+
+
+def _letters(n: int) -> str:
+    return "".join(chr(97 + int(d)) for d in str(n))
+
+
+def test_a_question_whose_words_are_all_common_gets_the_value_it_asks_for(project):
+    """In an app whose memories mostly mention Kotlin, "Which Kotlin version are we on?" has no word that tells
+    memories apart; it asks for a version, and the newest memories about Kotlin stating one answer it (before,
+    the prompt got nothing). A prompt of common words asking for no value still gets nothing."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    for i in range(60):
+        store.create_chunk(f"Kotlin flows on the {_letters(i)} screen are collected with stateIn",
+                           created=f"2026-01-{1 + i % 28:02d}T09:00:00Z")
+        store.create_chunk(f"The {_letters(i)} screen lists the orders of the week",
+                           created=f"2026-01-{1 + i % 28:02d}T10:00:00Z")
+    store.create_chunk("The app builds with Kotlin 2.0.21 since the compose compiler moved into it",
+                       created="2026-02-01T09:00:00Z")
+    context = prompt(project, "Which Kotlin version are we on?")
+    assert "2.0.21" in context, context
+    assert not prompt(project, "Kotlin?")
+
+
+def test_the_best_memory_too_long_for_the_budget_is_shown_in_part(project):
+    """A long session note that answers the question, and a short memory that does not: with a budget smaller
+    than the note, the note's sentences around the question's words are shown (before, it was skipped for not
+    fitting and the short one shown alone)."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    filler = " ".join(f"Step {_letters(i)} of the import touched the {_letters(i)} table and passed."
+                      for i in range(12))
+    store.create_chunk(f"Session notes on the warehouse import. {filler} The sensor archive now starts at "
+                       f"1998-04-01, the first day the station logged. {filler}", created="2026-01-05T09:00:00Z")
+    store.create_chunk("The warehouse import runs nightly", created="2026-01-06T09:00:00Z")
+    shown = rlm(project, "recall", "Since when does the sensor archive go back?", "--budget", "200")
+    assert "1998-04-01" in shown, shown

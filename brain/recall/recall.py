@@ -94,6 +94,7 @@ VALUE_GATE_ROWS = 20  # best memories by share looked at for the value a prompt 
 DATED_ROWS = 200
 FILL_SCAN = 150  # candidates looked at when filling the budget
 MAX_ITEM_CHARS = 1200  # a longer memory is shown as the sentences around the prompt's words
+EXCERPT_MIN_TOKENS = 60  # room left in the budget worth an excerpt of a memory too long for it
 DATED_SHARE = 0.1  # a memory found by its date alone starts at this share of the best text score
 OPEN_WORK_ROWS = 4  # "what's still left to do?": the latest memories saying what is open...
 OPEN_WORK_SHARE = 0.8  # ...each one older starting at this share of the one after it
@@ -480,6 +481,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     if not total:
         return [], 0
     text, matched, idf, common = _text_scores(conn, prompt.words, total)
+    valued = not text and common and _common_words_stating(conn, common, prompt.wants - {"todo"}, text, matched)
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
     through_family = _family_scores(conn, prompt.words, total, text, matched, idf, common)
     idf.update(through_family)
@@ -493,7 +495,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     file_rows = _file_rows(conn, prompt.files)
     dated = _dated_rows(conn, prompt.dates) if prompt.dates and common else set()
     open_work = _open_work_rows(conn, project) if "todo" in prompt.wants else []
-    if not (best_share >= COVERAGE_MIN or file_rows or open_work
+    if not (best_share >= COVERAGE_MIN or file_rows or open_work or valued
             or (common and (best_share >= ON_TOPIC_COVERAGE_MIN or dated))
             or _answers_what_is_known(matched, share_of_present, present, len(idf) - len(present))
             or _holds_two_known_words(matched, share_of_present, present, len(idf) - len(present))
@@ -697,6 +699,26 @@ def _capped_scores(conn, capped: dict, text, matched):
     for rowid, (score, words) in summed.items():
         text[rowid] = text.get(rowid, 0.0) + score
         matched.setdefault(rowid, []).extend(words)
+
+
+def _common_words_stating(conn, common: list, wanted: set, text: dict, matched: dict) -> bool:
+    """A prompt all of whose words are common in the store but which asks for a kind of value ("which Go version
+    are we on?" in a Go project, where "go" is on a third of the memories): the newest memories holding its words
+    (as _capped_scores finds them) that state a value of that kind are its matches. True when there are any."""
+    if not wanted:
+        return False
+    found, found_words = {}, {}
+    _capped_scores(conn, dict.fromkeys(common, 1.0), found, found_words)
+    if not found:
+        return False
+    marks = ",".join("?" * len(found))
+    if "port" in wanted:  # (as in _states_the_value_asked_for)
+        wanted = wanted | {"number"}
+    for rowid, kinds in conn.execute(f"SELECT rowid, value_kinds FROM chunks WHERE rowid IN ({marks})", list(found)):
+        if wanted.intersection(kinds.split()):
+            text[rowid] = found[rowid]
+            matched[rowid] = found_words[rowid]
+    return bool(text)
 
 
 def _fts_idf(total: int, df: int) -> float:
@@ -1002,8 +1024,11 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
         if len(items) >= limit or budget - used < 12 or score < floor:
             break
         length = len(row["content"]) if depth == "complete" else min(len(row["content"]), MAX_ITEM_CHARS)
-        if depth != "summary" and length // 4 + 8 > budget - used:
-            continue  # cannot fit: skip before rendering it
+        room, fit = budget - used, MAX_ITEM_CHARS
+        if depth != "summary" and length // 4 + 8 > room:
+            if items or depth != "full" or room < EXCERPT_MIN_TOKENS:
+                continue  # cannot fit: skip before rendering it
+            fit = (room - 20) * 4  # the best memory's sentences around the prompt's words, rather than none of it
         key = _plain(row["content"] if row["kind"] == "turn" else without_label(row["content"]))
         if not key or any(key == other or (len(key) >= 24 and key in other) for other in shown):
             continue
@@ -1011,7 +1036,7 @@ def _fill(ranked, budget, limit, depth, conn, words) -> list:
             by = conn.execute("SELECT dst FROM links WHERE src=? AND type='superseded_by' ORDER BY dst DESC LIMIT 1",
                               (row["id"],)).fetchone()
             row["replaced_by"] = by[0] if by else None
-        item = RecallItem(row, score, _shown_text(row, depth, conn, words), why)
+        item = RecallItem(row, score, _shown_text(row, depth, conn, words, fit), why)
         cost = estimate_tokens(item.line()) + (0 if any(i.day == item.day for i in items) else 3)  # a day line
         replaced = [i for i, other in enumerate(shown) if len(other) >= 24 and other in key]  # says it all and more
         refund = sum(estimate_tokens(items[i].line()) for i in replaced)
@@ -1029,7 +1054,7 @@ def _plain(text: str) -> str:
     return " ".join(word_runs(text.lower()))
 
 
-def _shown_text(row, depth, conn, words=()) -> str:
+def _shown_text(row, depth, conn, words=(), limit: int = MAX_ITEM_CHARS) -> str:
     chunk = {"id": row["id"], "content": row["content"], "type": row["type"],
              "metadata": {k: row[k] for k in ("created", "kind", "project", "conversation_id", "confidence",
                                               "status", "sensitivity") if row.get(k) is not None},
@@ -1040,8 +1065,8 @@ def _shown_text(row, depth, conn, words=()) -> str:
         text = depths.outcome_text(chunk)
     else:
         text = " ".join(row["content"].split())
-        if depth == "full" and len(text) > MAX_ITEM_CHARS:
-            text = _excerpt(text, words, MAX_ITEM_CHARS)
+        if depth == "full" and len(text) > limit:
+            text = _excerpt(text, words, limit)
     if depth != "summary":
         text += row["when_note"]  # " (yesterday = 2023-05-07 (Sun))", resolved when the memory was indexed
     if depth == "complete":
