@@ -422,3 +422,12 @@ def test_the_best_memory_too_long_for_the_budget_is_shown_in_part(project):
     store.create_chunk("The warehouse import runs nightly", created="2026-01-06T09:00:00Z")
     shown = rlm(project, "recall", "Since when does the sensor archive go back?", "--budget", "200")
     assert "1998-04-01" in shown, shown
+
+
+def test_a_question_before_a_pasted_megabyte_is_still_answered(project):
+    """A question followed by 4 MB of pasted paths: the prompt hook read all of it (file names, dates, phrases),
+    gave up at its time limit and recalled nothing; it now reads the prompt's start and end."""
+    rlm(project, "remember", "The staging database listens on port 5433")
+    context = prompt(project, "Which port does the staging database listen on? Here is the tree:\n"
+                     + "src/a/b.py " * 400_000)
+    assert "5433" in context, context

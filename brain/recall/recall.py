@@ -90,6 +90,9 @@ TERM_ROWS = 100  # best rows read per word
 FAMILY_RANKED_ROWS = 500
 HITS_FOR_CONTEXT = 40  # best text hits whose neighbouring turns are read
 MAX_CANDIDATES = 200  # best by text and context, then weighed
+# Of a longer prompt only its first and last characters are read (words are taken from the start, at most 24):
+# parsing a pasted megabyte took the prompt hook past its time limit, and no recall at all.
+PROMPT_HEAD, PROMPT_TAIL = 8000, 2000
 VALUE_GATE_ROWS = 20  # best memories by share looked at for the value a prompt asks for (_states_the_value_...)
 DATED_ROWS = 200
 FILL_SCAN = 150  # candidates looked at when filling the budget
@@ -310,6 +313,8 @@ class _Prompt:
     """What ranking needs from the prompt: its words, the names and dates it mentions, the files it names."""
 
     def __init__(self, text: str, files, now):
+        if len(text) > PROMPT_HEAD + PROMPT_TAIL:  # a pasted log: its start and the question typed after it
+            text = text[:PROMPT_HEAD] + "\n" + text[-PROMPT_TAIL:]
         self.text = text
         paths = _file_paths(text) if "." in text else []  # a file's path has a dot before its extension
         self.files = {path.rsplit("/", 1)[-1] for path in paths} | {f.rsplit("/", 1)[-1] for f in files if f}
