@@ -195,6 +195,9 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("  maxAge: 72h", "72 hours", True),  # Go, Kubernetes and Prometheus write a duration so
     ("a 172h window", "72 hours", False),
     ("scrape every 15s", "15 seconds", True),
+    ("holdTTL = 30 * time.Minute", "30 minutes", True),  # as Go and Python write it
+    ("holdTTL = 130 * time.Minute", "30 minutes", False),
+    ("timedelta(minutes=15)", "15 minutes", True),
 ])
 def test_a_value_is_found_as_people_write_it(text, value, held):
     assert holds_value(text, value) is held

@@ -160,8 +160,12 @@ def value_span(text: str, value: str):
         variants += [f"{name}={setting}", f"{name}({setting})", f"{name}: {setting}"]
     if subject.isdigit() and number.rstrip("s") in _TIME_UNITS:  # "72 hours" is also Ruby's 72.hours
         variants.append(f"{subject}.{number}")
-        if number.rstrip("s") in _SHORT_UNITS:  # and Go's or a manifest's 72h
+        unit = number.rstrip("s")
+        if unit in _SHORT_UNITS:  # and a manifest's 72h
             variants.append(subject + number[0])
+        if unit in ("second", "minute", "hour"):  # Go's 30 * time.Minute
+            variants.append(f"{subject} * time.{unit}")
+        variants.append(f"{unit}s={subject}")  # Python's timedelta(minutes=30)
     for variant in variants:
         at = lowered.find(variant)
         while at >= 0:
