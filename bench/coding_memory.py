@@ -167,7 +167,8 @@ def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--history", default="ledger,trailmap",
-                        help="comma-separated: ledger, trailmap, harbor, quarry, lantern, saltbox, gullwing, kestrel")
+                        help="comma-separated: ledger, trailmap, harbor, quarry, lantern, saltbox, gullwing, kestrel, "
+                             "pinecone")
     parser.add_argument("--json", dest="json_out", help="write the results to this file")
     parser.add_argument("--show", action="store_true", help="also print the brief and every prompt's context")
     parser.add_argument("--keep", help="build each history's memory under this folder and leave it there")
