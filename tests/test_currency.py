@@ -198,6 +198,9 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("holdTTL = 30 * time.Minute", "30 minutes", True),  # as Go and Python write it
     ("holdTTL = 130 * time.Minute", "30 minutes", False),
     ("timedelta(minutes=15)", "15 minutes", True),
+    ("    ttl: PT30M", "30 minutes", True),  # ISO 8601, as Java's Duration and Spring write it
+    ("    ttl: PT300M", "30 minutes", False),
+    ("cached for half an hour", "30 minutes", True),
 ])
 def test_a_value_is_found_as_people_write_it(text, value, held):
     assert holds_value(text, value) is held
@@ -236,3 +239,9 @@ def test_an_edit_changing_a_short_duration_a_version_or_one_quoted_name_is_a_cha
     assert edit_changes('get("user_1")', 'get("user_2")') == []
     assert ("a.b", "a.c") not in edit_changes('x = "a.b"; retries = 1', 'x = "a.c"; retries = 2')
     assert value_kinds("5m users")[0][0] == "unit:minute" and value_kinds("v1.2h and 3.5h") == []
+    # Spring's ISO durations and kebab-case settings; a rate is not a duration
+    assert edit_changes("    ttl: PT30M\n", "    ttl: PT5M\n") == [("30 minutes", "5 minutes")]
+    assert edit_changes("  baseline-version: 1\n", "  baseline-version: 4\n") == [("baseline-version = 1",
+                                                                                   "baseline-version = 4")]
+    assert edit_changes("  requests-per-minute: 100\n", "  requests-per-minute: 20\n") == [
+        ("requests-per-minute = 100", "requests-per-minute = 20")]

@@ -137,6 +137,8 @@ def _values_with_units(text: str) -> list:
     for m in ASSIGNED_NUMBER.finditer(text):
         unit = next((u for u in ("days", "hours", "minutes", "seconds", "weeks", "months") if
                      u[:-1] in m.group(1).lower()), None)
+        if unit and "per" in m.group(1).lower().replace("-", "_").split("_"):
+            unit = None  # `requests-per-minute: 100` is a rate, not 100 minutes
         if unit:
             out.append(("duration", f"{m.group(2)} {unit}"))
         elif m.group(1).lower() not in WEAK_SUBJECTS and not _UNIT_OR_PRODUCT.match(text, m.end()):

@@ -163,9 +163,13 @@ def value_span(text: str, value: str):
         unit = number.rstrip("s")
         if unit in _SHORT_UNITS:  # and a manifest's 72h
             variants.append(subject + number[0])
-        if unit in ("second", "minute", "hour"):  # Go's 30 * time.Minute
-            variants.append(f"{subject} * time.{unit}")
+        if unit in ("second", "minute", "hour"):  # Go's 30 * time.Minute, ISO 8601's PT30M
+            variants += [f"{subject} * time.{unit}", f"pt{subject}{unit[0]}"]
+        elif unit in ("day", "week"):  # P7D
+            variants.append(f"p{subject}{unit[0]}")
         variants.append(f"{unit}s={subject}")  # Python's timedelta(minutes=30)
+        if value == "30 minutes":
+            variants.append("half an hour")
     for variant in variants:
         at = lowered.find(variant)
         while at >= 0:

@@ -19,7 +19,8 @@ _HOST = re.compile(r"\b(?=[a-z0-9-]{0,62}[a-z])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,6
                    r"(?:dev|io|com|net|org|app|cloud|co|ai|sh|internal|local)\b", re.IGNORECASE)
 SUBJECT_NUMBER = re.compile(r"\b([A-Za-z][A-Za-z+#]{1,20})(?:\s+v?|[:@]v?)(\d+(?:\.\d+){0,2})\b")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\d{3,6}(?![\w.])")
-ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_]{2,40})\s*[=:]\s*(\d+(?:\.\d+){0,3})\b(?!\.\d)")  # version: 0.3.1 whole
+# `pool = 10`, `version: 0.3.1` (whole), and names as YAML writes them: `maximum-pool-size: 12`
+ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_][A-Za-z_-]{0,38}[A-Za-z_])\s*[=:]\s*(\d+(?:\.\d+){0,3})\b(?!\.\d)")
 # Durations as code writes them; each is read as "N unit" so that it matches the same value in prose.
 _GO_DURATION = re.compile(r"(?:\b(\d+(?:\.\d+)?)\s*\*\s*)?\btime\.(Millisecond|Second|Minute|Hour)\b")
 _CALL_DURATION = re.compile(r"\b(?:Duration|TimeDelta)(?:::from_|::|\.of)(millis|secs|mins|hours|days|weeks|minutes|"
@@ -28,6 +29,9 @@ _DOT_DURATION = re.compile(r"(?<![\w.])(\d+)\.(seconds?|minutes?|hours?|days?|we
 # Go, Kubernetes and Prometheus write durations with one letter: maxAge: 72h, timeout: 30s, for: 5m, retention 15d.
 _SHORT_DURATION = re.compile(r"(?<![\w.])(\d+)([smhd])(?!\w|\.\d)")
 _SHORT_UNITS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
+# ISO 8601, as Java's Duration and Spring write them: PT30M, PT2H, P7D.
+_ISO_DURATION = re.compile(r"(?<![\w.])P(?:T(\d+)([HMS])|(\d+)([DW]))(?![\w.])")
+_ISO_UNITS = {"H": "hour", "M": "minute", "S": "second", "D": "day", "W": "week"}
 _KEYWORD_DURATION = re.compile(r"\b(weeks|days|hours|minutes|seconds|milliseconds)\s*=\s*(\d+(?:\.\d+)?)\b")
 _CODE_UNITS = {"millis": "millisecond", "secs": "second", "mins": "minute", "seconds": "second", "minutes": "minute",
                "hours": "hour", "days": "day", "weeks": "week", "milliseconds": "millisecond"}
@@ -78,6 +82,10 @@ def value_kinds(text: str) -> list:
     for m in _SHORT_DURATION.finditer(text):  # said as written, in words: "72 hours" (holds_value finds 72h)
         unit = _SHORT_UNITS[m.group(2)]
         out.append(("unit:" + unit, f"{m.group(1)} {unit}{'' if m.group(1) == '1' else 's'}"))
+    if "P" in text:
+        for m in _ISO_DURATION.finditer(text):  # "30 minutes" (holds_value finds PT30M)
+            number, unit = m.group(1) or m.group(3), _ISO_UNITS[m.group(2) or m.group(4)]
+            out.append(("unit:" + unit, f"{number} {unit}{'' if number == '1' else 's'}"))
     for m in _TIME.finditer(text):
         out.append(("time", m.group(0)))
     for m in _CRON.finditer(text):
