@@ -191,6 +191,12 @@ def edited(path, old, new, ok=True):
      [edited("Caddyfile", "staging.api.example.com {\n  reverse_proxy api:3000", "api.staging.example.com {\n"
              "  reverse_proxy api:4100")],
      "Fixed the site address to api.staging.example.com; moved the API to port 4100."),
+    # the person named the number a setting was set to, the reply names the setting; said once for two changes
+    ("Workers of 6 per node then. And the replica count goes to 4, nights are too slow on three.",
+     "worker-threads is now 6 and the service's replicas is 4. Both are in the working tree.",
+     [edited("config/app.yml", "  worker-threads: 16\n", "  worker-threads: 6\n"),
+      edited("deploy/values.yaml", "replicas: 3\n", "replicas: 4\n")],
+     "Worker-threads is now 6 and the service's replicas is 4."),
 ])
 def test_a_change_carried_out_on_what_the_person_said_is_a_decision(person, reply, uses, decided):
     found = [c.content for c in extract_memories([said(person, n=0), called(*uses, n=1, text=reply)])

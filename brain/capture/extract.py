@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from brain.capture.novelty import Recalled, content_words, values
 from brain.capture.scopes import PROJECT, scope_of
 from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
-from brain.util.text import STOPWORDS, clip, holds_value, sentences, speaker_label
+from brain.util.text import STOPWORDS, clip, holds_value, sentences, speaker_label, words
 from brain.util.values import value_kinds
 
 MAX_CONTENT = 600
@@ -352,6 +352,9 @@ def _value_carried_out(turn, reply):
             continue
         named = [value for _, value in value_kinds(sentence.text)]
         about = [new for old, new in changes if holds_value(sentence.text, old) or _runs_at(named, new)]
+        numbers = set(words(sentence.text))  # "Pool of 12 per task then." and `maximum-pool-size: 12`
+        set_to = [(name, number) for name, _, number in (new.partition(" = ") for new in new_values)
+                  if number and number in numbers]
         for said in _sentences(reply.text):
             if said.is_question:
                 continue
@@ -360,6 +363,8 @@ def _value_carried_out(turn, reply):
                 wanted = named
             elif about and any(holds_value(said.text, v) for v in about):
                 wanted = about
+            elif any(holds_value(said.text, name) and holds_value(said.text, number) for name, number in set_to):
+                wanted = [number for name, number in set_to if holds_value(said.text, name)]
             else:
                 continue
             # the clause naming the value ("Replaced X with Y: the sweep now runs daily at 03:15 UTC"): an index
@@ -370,7 +375,9 @@ def _value_carried_out(turn, reply):
             if stated <= covered:
                 continue
             covered |= stated  # one turn can ask for two changes: "the hostname's wrong ... not on 3000"
-            clauses.append(_I_DID.sub("", _DONE_PREFIX.sub("", clause.strip())).rstrip(" ."))
+            clause = _I_DID.sub("", _DONE_PREFIX.sub("", clause.strip())).rstrip(" .")
+            if clause not in clauses:  # (the reply may say both in one sentence)
+                clauses.append(clause)
             person = person or sentence
     return (person, _capitalize("; ".join(clauses[:3])) + ".") if clauses else None
 
