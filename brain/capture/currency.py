@@ -176,15 +176,10 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
     for m in _NEW_BEFORE_OLD.finditer(text):
         pairs += _number_pair(m.group("old"), m.group("new"), text[:m.start("new")])
     for m in _NOT.finditer(text):
-        old, new = m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`")
-        kinds_old, kinds_new = value_kinds(old), value_kinds(new)
-        if kinds_old and kinds_new and kinds_old[0][0] == kinds_new[0][0] and old != new:
-            pairs.append((kinds_old[0][1], kinds_new[0][1]))
+        pairs += _first_values(m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`"), str.__eq__)
     for m in _NOT_AMOUNT.finditer(text):
         old, new = (re.sub(r"^an?\s+", "1 ", m.group(g), flags=re.IGNORECASE) for g in ("old", "new"))
-        kinds_old, kinds_new = value_kinds(old), value_kinds(new)
-        if kinds_old and kinds_new and _same_kind(kinds_old[0][0], kinds_new[0][0]) and old != new:
-            pairs.append((kinds_old[0][1], kinds_new[0][1]))
+        pairs += _first_values(old, new, _same_kind)
     for m in _UPGRADED_TO.finditer(text):
         wanted = value_kinds(m.group("new"))
         if wanted and wanted[0][0].startswith("subject:") and wanted[0][0][8:] not in WEAK_SUBJECTS:
@@ -220,6 +215,15 @@ def _made_values(line: str) -> list:
         if m:
             made.append(m.group("new"))
     return made
+
+
+def _first_values(old: str, new: str, same_kind) -> list:
+    """[(old value, new value)]: the first value each of two different texts states, when `same_kind` holds of
+    their kinds ("it's 8090, not 8087"); else []."""
+    kinds_old, kinds_new = value_kinds(old), value_kinds(new)
+    if kinds_old and kinds_new and same_kind(kinds_old[0][0], kinds_new[0][0]) and old != new:
+        return [(kinds_old[0][1], kinds_new[0][1])]
+    return []
 
 
 def _same_kind(a: str, b: str) -> bool:

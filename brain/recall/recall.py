@@ -349,6 +349,7 @@ class _Prompt:
                     and word not in words:
                 words.append(word)
         self.words = words[:24]
+        self.stems = {word[:5] for word in self.words}  # which replaced value a memory names (_asked_about)
         self.lower_words = set(word_runs(text.lower()))
         self.names = _capitalised(text)
         self.weak = False  # set by ranking: the best memory holds little of the prompt
@@ -457,7 +458,7 @@ def _changes_behind(conn, ranked, scores, changes, prompt) -> dict:
     best memory it made stale was (before its own weights), with the turn before each change (the request; for a
     "why" question the CHANGE_REASON_TURNS before it, where the reason was talked through): "why did we change
     the port?" is answered next to the change, and an old value shown brings the current one."""
-    best_of, stems = {}, {word[:5] for word in prompt.words}
+    best_of, stems = {}, prompt.stems
     stale = sorted((r for r in ranked if r[1]["stale"]), key=lambda r: r[0], reverse=True)[:CHANGE_ROWS]
     for _, row, _ in stale:  # the best few: the others will not be shown (and each costs a pass over `changes`)
         for old, new, at, changed_by in changes:
@@ -518,7 +519,6 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
         scores[rowid] = max(scores.get(rowid, 0.0), OPEN_WORK_SHARE ** newer * top_text)
     best = sorted(scores, key=scores.get, reverse=True)[:MAX_CANDIDATES]
     visible = set(allowed(max_sensitivity))
-    stems = {word[:5] for word in prompt.words}  # which replaced value a marked memory names (_stale_value)
 
     def weighed(rowids, scores, reason=None) -> list:
         rows, out = _fetch(conn, rowids), []
@@ -536,7 +536,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
                 score *= FILE_BOOST
                 why.append("file")
             score *= _weight(row, prompt, project, now, why)
-            row["stale"] = _stale_value(row, changes, stems) if changes and row["status"] == "active" else None
+            row["stale"] = _stale_value(row, changes, prompt.stems) if changes and row["status"] == "active" else None
             if row["stale"]:  # marked; not ranked lower when a change brought it (the why names the old value)
                 if not reason:
                     score *= STALE_VALUE_WEIGHT
@@ -714,15 +714,9 @@ def _common_words_stating(conn, common: list, wanted: set, text: dict, matched: 
         return False
     found, found_words = {}, {}
     _capped_scores(conn, dict.fromkeys(common, 1.0), found, found_words)
-    if not found:
-        return False
-    marks = ",".join("?" * len(found))
-    if "port" in wanted:  # (as in _states_the_value_asked_for)
-        wanted = wanted | {"number"}
-    for rowid, kinds in conn.execute(f"SELECT rowid, value_kinds FROM chunks WHERE rowid IN ({marks})", list(found)):
-        if wanted.intersection(kinds.split()):
-            text[rowid] = found[rowid]
-            matched[rowid] = found_words[rowid]
+    for rowid in _stating(conn, found, wanted):
+        text[rowid] = found[rowid]
+        matched[rowid] = found_words[rowid]
     return bool(text)
 
 
@@ -800,13 +794,19 @@ def _states_the_value_asked_for(conn, matched, share_of_present, present, absent
         known = len(_known_ideas(matched.get(rowid, ())) & known_of_prompt)
         if known >= 2 and absent_count <= known + 1:
             rows.append(rowid)
-    if not rows:
-        return False
-    marks = ",".join("?" * len(rows))
+    return bool(_stating(conn, rows, wanted))
+
+
+def _stating(conn, rowids, wanted: set) -> list:
+    """The rows among `rowids` that state a value of a kind in `wanted` (search.db value_kinds)."""
+    if not rowids:
+        return []
     if "port" in wanted:  # a port is often written as a bare number ("the proxy forwards to 9400")
         wanted = wanted | {"number"}
-    return any(wanted.intersection(kinds.split()) for (kinds,) in conn.execute(
-        f"SELECT value_kinds FROM chunks WHERE rowid IN ({marks})", rows))
+    marks = ",".join("?" * len(rowids))
+    return [rowid for rowid, kinds in conn.execute(
+        f"SELECT rowid, value_kinds FROM chunks WHERE rowid IN ({marks})", list(rowids))
+        if wanted.intersection(kinds.split())]
 
 
 def _ideas(words) -> set:

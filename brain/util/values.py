@@ -79,13 +79,11 @@ def value_kinds(text: str) -> list:
             out.append(("unit:" + _unit(m.group(2)), f"{m.group(1)} {m.group(2)}"))
     for unit, number in _code_durations(text):
         out.append(_code_duration(unit, number))
-    for m in _SHORT_DURATION.finditer(text):  # said as written, in words: "72 hours" (holds_value finds 72h)
-        unit = _SHORT_UNITS[m.group(2)]
-        out.append(("unit:" + unit, f"{m.group(1)} {unit}{'' if m.group(1) == '1' else 's'}"))
+    for m in _SHORT_DURATION.finditer(text):  # said in words: "72 hours" (holds_value finds 72h)
+        out.append(_in_words(m.group(1), _SHORT_UNITS[m.group(2)]))
     if "P" in text:
         for m in _ISO_DURATION.finditer(text):  # "30 minutes" (holds_value finds PT30M)
-            number, unit = m.group(1) or m.group(3), _ISO_UNITS[m.group(2) or m.group(4)]
-            out.append(("unit:" + unit, f"{number} {unit}{'' if number == '1' else 's'}"))
+            out.append(_in_words(m.group(1) or m.group(3), _ISO_UNITS[m.group(2) or m.group(4)]))
     for m in _TIME.finditer(text):
         out.append(("time", m.group(0)))
     for m in _CRON.finditer(text):
@@ -103,6 +101,11 @@ def value_kinds(text: str) -> list:
             images += [m.group(1) for m in _FROM_IMAGE.finditer(text) if any(c.isdigit() for c in m.group(1))]
         out += [("image", image) for image in dict.fromkeys(images)]
     return out
+
+
+def _in_words(number: str, unit: str) -> tuple:
+    """A duration written with a letter (72h, PT30M) as a kind and the words prose says it in: "72 hours"."""
+    return f"unit:{unit}", f"{number} {unit}{'' if number == '1' else 's'}"
 
 
 def _code_duration(unit: str, number: float) -> tuple:
@@ -124,7 +127,6 @@ def _code_durations(text: str):
     if "=" in text:
         for m in _KEYWORD_DURATION.finditer(text):
             yield _CODE_UNITS[m.group(1)], float(m.group(2))
-
 
 
 def _number(value: float) -> str:
