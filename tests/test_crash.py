@@ -225,3 +225,31 @@ def test_dying_between_derived_writes_heals_by_itself(tmp_path, dies_in):
     assert not report.notes, report.notes  # the JSON files are current: doctor compared them byte for byte
     indexed = json.loads((store.index_dir / "metadata_index.json").read_text())["chunks"]
     assert {first, second, third} <= set(indexed)
+
+
+@pytest.mark.parametrize("size, syncfs_works", [(100, True), (20, True), (100, False)])
+def test_a_bulk_batch_is_durable_before_it_is_reported_saved(tmp_path, monkeypatch, size, syncfs_works):
+    """A batch of at least SYNCFS_MIN files: one syncfs of its file system (Linux), no fsync a file. A smaller one,
+    or where syncfs is missing or fails: every file fsynced. Either way before the index commits, and the index
+    records each file's own mtime."""
+    from brain.index import search_index
+    from brain.util import files
+
+    synced, fsynced, real_syncfs, real_fsync = [], [], files._syncfs, os.fsync
+    monkeypatch.setattr(files, "_syncfs", lambda folder: synced.append(folder) or (syncfs_works
+                                                                                   and real_syncfs(folder)))
+    monkeypatch.setattr(os, "fsync", lambda fd: fsynced.append(os.readlink(f"/proc/self/fd/{fd}")) or real_fsync(fd))
+    store = ChunkStore(tmp_path / "memory")
+    specs = [dict(content=f"Bulk memory {i} about the ledger", tags=["ledger"]) for i in range(size)]
+    made = store.create_many(specs, bulk=True)
+    paths = {str(store.layout.chunk_path(c.id)) for c in made}
+    chunk_files = {p for p in fsynced if "/chunks/" in p and p.endswith(".json")}
+    if size >= files.BatchWriter.SYNCFS_MIN and sys.platform.startswith("linux"):
+        assert len(synced) == 1
+        assert chunk_files == (set() if syncfs_works else paths)
+    else:
+        assert synced == [] and chunk_files == paths
+    conn = search_index.connect(store.root, readonly=True)
+    indexed = dict(conn.execute("SELECT path, mtime_ns FROM chunks"))
+    conn.close()
+    assert {str(store.root / p): m for p, m in indexed.items()} == {p: os.stat(p).st_mtime_ns for p in paths}

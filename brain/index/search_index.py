@@ -21,9 +21,9 @@ from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "7"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
+SCHEMA_VERSION = "8"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
 # replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, arrived, epoch and generation;
-# 7: file_names
+# 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place: _UPGRADES)
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -73,13 +73,11 @@ CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, created TEX
 -- The last part of each path in a chunk's metadata.files ("models.py"): a prompt naming a file finds the memories
 -- about it by one seek (a LIKE over chunks.files reads the whole table: 50 ms a prompt at 100k chunks).
 CREATE TABLE IF NOT EXISTS file_names(name TEXT NOT NULL, id TEXT NOT NULL, PRIMARY KEY(name, id)) WITHOUT ROWID;
--- The number of chunks, kept by triggers: hooks show and weigh by it, and count(*) walks a whole index
--- (3 ms at 100k chunks, measured by bench/run.py). Seeded by connect() for an index made before this table.
+-- The number of chunks, kept by insert_many and _delete: hooks show and weigh by it, and count(*) walks a whole
+-- index (3 ms at 100k chunks, measured by bench/run.py). Seeded by connect() for an index made before this table.
+-- Not by triggers: a statement with a trigger opens a statement savepoint, and FTS5 writes out its pending rows at
+-- every savepoint, so each chunk inserted became a one-row segment to merge (8 WAL pages a chunk, not 0.35).
 CREATE TABLE IF NOT EXISTS counts(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TRIGGER IF NOT EXISTS chunks_counted_in AFTER INSERT ON chunks
-  BEGIN UPDATE counts SET value = value + 1 WHERE name = 'chunks'; END;
-CREATE TRIGGER IF NOT EXISTS chunks_counted_out AFTER DELETE ON chunks
-  BEGIN UPDATE counts SET value = value - 1 WHERE name = 'chunks'; END;
 """
 # The secondary indexes: a rebuild creates them after the rows are in (one sort each, instead of a random insert
 # into each for every row: reindex of 100k chunks, bench/run.py).
@@ -286,10 +284,21 @@ def migrate_if_older(conn: sqlite3.Connection) -> bool:
     layout. It is derived, and without its fingerprint the caller re-indexes every chunk file into it before it
     commits. One transaction: a writer killed half-way leaves the old index whole (SQLite's DDL rolls back).
     An index made by a newer rlm-mem is left alone (two installed versions must not rebuild each other's)."""
-    if not _older(schema_version(conn)):
+    version = schema_version(conn)
+    if not _older(version):
+        return False
+    if version in _UPGRADES:  # the rows are as they should be: changed in place, nothing re-indexed
+        for statement in _UPGRADES[version]:
+            conn.execute(statement)
+        conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
         return False
     recreate(conn)
     return True
+
+
+# Older layouts that differ from the current one only in what a few statements change.
+_UPGRADES = {"7": ("DROP TRIGGER IF EXISTS chunks_counted_in", "DROP TRIGGER IF EXISTS chunks_counted_out",
+                   "UPDATE counts SET value=(SELECT count(*) FROM chunks) WHERE name='chunks'")}
 
 
 def recreate(conn: sqlite3.Connection, *, bulk: bool = False) -> None:
@@ -362,6 +371,7 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
     if row:
         conn.execute("INSERT INTO fts(fts, rowid, content, tags) VALUES('delete', ?, ?, ?)", row)
         conn.execute("DELETE FROM chunks WHERE rowid=?", (row[0],))
+        conn.execute("UPDATE counts SET value = value - 1 WHERE name = 'chunks'")
     conn.execute("DELETE FROM links WHERE src=?", (chunk_id,))
     conn.execute("DELETE FROM tags WHERE id=?", (chunk_id,))
     conn.execute("DELETE FROM file_names WHERE id=?", (chunk_id,))
@@ -407,6 +417,7 @@ def insert_many(conn: sqlite3.Connection, items: list) -> None:
     nothing is written; a rebuild's batch rolls back to its savepoint and uses replace_item."""
     conn.executemany(_INSERT, [row for row, _, _, _ in items])
     first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(items) + 1
+    conn.execute("UPDATE counts SET value = value + ? WHERE name = 'chunks'", (len(items),))
     conn.executemany("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
                      [(first + i, row[_CONTENT], " ".join(tags)) for i, (row, tags, _, _) in enumerate(items)])
     conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",

@@ -17,9 +17,8 @@ What a failed write leaves, exactly:
 A death mid-session (kill -9, KeyboardInterrupt) leaves the chunk files it wrote; the next session's sync picks
 them up.
 
-A bulk session hands its files to a pool of threads (util/files.BatchWriter), which writes each atomically and
-fsyncs it while the session goes on indexing the next ones; before it commits, the session waits for every file
-and their folders to be durable and records their mtimes in the index.
+A bulk session writes its files through util/files.BatchWriter, atomically but without an fsync each; before it
+commits, the session makes them and their folders durable at once and records their mtimes in the index.
 """
 import logging
 import os
