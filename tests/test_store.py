@@ -100,6 +100,53 @@ def test_auto_links(store):
     assert other.links["related_to"] == [first.id] and other.links["follows"] == []
 
 
+def _related_in_sql(root, chunk_id: str, tags, follows) -> list:
+    """The related_to links seed 000's rule gives, asked of SQLite over the tags indexed before `chunk_id`."""
+    from brain.index import search_index
+    from brain.store import links
+
+    conn = search_index.connect(root, readonly=True)
+    try:
+        usable = [t for t in dict.fromkeys(tags) if conn.execute(
+            "SELECT count(*) FROM tags WHERE tag=? AND id!=?", (t, chunk_id)).fetchone()[0] <= links.RELATED_TAG_LIMIT]
+        if not usable:
+            return []
+        skip = [chunk_id, *follows]
+        return [cid for (cid,) in conn.execute(
+            f"SELECT id FROM tags WHERE tag IN ({','.join('?' * len(usable))}) "
+            f"AND id NOT IN ({','.join('?' * len(skip))}) GROUP BY id "
+            "ORDER BY count(*) DESC, max(created) DESC, id DESC LIMIT ?", [*usable, *skip, links.MAX_RELATED])]
+    finally:
+        conn.close()
+
+
+def test_related_links_in_a_batch_are_those_sqlite_ranks_one_by_one(tmp_path, monkeypatch):
+    """A bulk batch ranks related chunks from tag rows it holds in memory (read once a tag, then kept up to date);
+    each chunk must get exactly what ranking the index in SQL gives when the chunks are written one at a time: most
+    tags shared, then newest, then the greater id, a tag on more than RELATED_TAG_LIMIT chunks left out."""
+    import random
+
+    from brain.store import links
+
+    monkeypatch.setattr(links, "RELATED_TAG_LIMIT", 12)  # so that tags cross it within the batch
+    rng = random.Random(7)
+    pool = ["api", "db", "ci", "cache", "auth", "deploy", "docs", "queue"]
+    specs = [dict(content=f"Memory {i} about {' and '.join(tags)}", tags=tags, key=f"k{i}",
+                  conversation_id=f"c{i % 5}", created=f"2026-03-{1 + rng.randrange(4):02d}T10:00:00Z")
+             for i, tags in enumerate(rng.sample(pool, rng.randint(0, 4)) for _ in range(120))]
+    one_by_one = ChunkStore(tmp_path / "a")
+    expected = {}
+    for spec in specs:
+        (chunk,) = one_by_one.create_many([spec])
+        expected[chunk.id] = chunk.links["related_to"]
+        assert chunk.links["related_to"] == _related_in_sql(one_by_one.root, chunk.id, spec["tags"],
+                                                            chunk.links["follows"]), spec
+    batch = ChunkStore(tmp_path / "b")
+    made = batch.create_many(specs, bulk=True)
+    assert {c.id: c.links["related_to"] for c in made} == expected
+    assert sum(1 for v in expected.values() if len(v) == links.MAX_RELATED) > 20  # the cut and ties were reached
+
+
 def test_manual_links_and_permanent_delete_cleans_them(store):
     a = store.create_chunk("Use tabs for indentation")
     b = store.create_chunk("Use four spaces for indentation")

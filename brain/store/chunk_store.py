@@ -210,7 +210,7 @@ class ChunkStore:
             if chain and previous and previous not in chunk["links"]["follows"]:
                 chunk["links"]["follows"].append(previous)
             if auto_link:  # adds only ids the store made itself: validated above
-                _auto_link(chunk, session.conn, common=session.common_tags)
+                _auto_link(chunk, session.conn, rows_of=session.tag_rows)
             session.add(stamp_arrival(chunk, now))
             created.append(Chunk.from_dict(chunk))
             previous = chunk["id"]

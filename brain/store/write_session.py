@@ -30,7 +30,7 @@ from pathlib import Path
 from brain.index import search_index
 from brain.index.fingerprint import month_fingerprint
 from brain.store.chunk import month_of, validate_chunk_id
-from brain.store.links import referrers
+from brain.store.links import count_tag_rows, referrers
 from brain.util import fastjson
 from brain.util.errors import StoreUnwritable
 from brain.util.files import BatchWriter, atomic_write_encoded, store_lock
@@ -102,7 +102,7 @@ class WriteSession:
         self.batch = BatchWriter() if bulk else None
         self.pending: dict = {}  # path -> chunk, written by the batch writer and not yet known to be on disk
         self.changed = False
-        self.common_tags: set = set()  # tags found too common to link by, once per session (links.py)
+        self.tag_rows: dict = {}  # tag -> its (created, id) rows in the index, read once per session (links.py)
         self._chunks, self._archive = os.fspath(layout.chunks_dir), os.fspath(layout.archive_dir)
         self._checked: set = set()  # chunk folders found free of links in this session
         self.replaced = None
@@ -125,6 +125,7 @@ class WriteSession:
         within the batch still work); nothing of it is kept, and since the month folders change, the next write
         that can reach the index re-indexes these files."""
         self.index_error = str(exc)
+        self.tag_rows = {}  # what was read from the index left behind
         old = getattr(self, "conn", None)
         if old is not None:
             try:
@@ -229,11 +230,13 @@ class WriteSession:
         """Rewrite a stored chunk (or write one whose id may exist) and index it."""
         rel, mtime = self._put(data, new=False)
         self._index(search_index.upsert, data, rel, mtime)
+        self.tag_rows.clear()  # its tags may have changed: read again when next asked
 
     def add(self, data: dict) -> None:
         """Write a chunk whose id is free (the caller checked) and index it."""
         rel, mtime = self._put(data, new=True)
         self._index(search_index.insert, data, rel, mtime)
+        count_tag_rows(self.tag_rows, data.get("tags") or (), data["metadata"]["created"], data["id"])
         self.added.append(data)
 
     def moved(self, chunk_id: str) -> None:
@@ -246,9 +249,11 @@ class WriteSession:
 
     def index(self, data: dict, path: Path) -> None:
         self._index(search_index.upsert, data, self.layout.relpath(path), mtime_ns(path))
+        self.tag_rows.clear()
 
     def forget(self, chunk_id: str) -> None:
         self._index(search_index.remove, chunk_id)
+        self.tag_rows.clear()
 
     def strip_links_to(self, ref: str, target: str) -> None:
         live = self.layout.chunk_path(ref)

@@ -128,13 +128,16 @@ class _AtomicStream:
     """A binary file to write `path` with, atomically: a temp file in the same folder, fsync, replace, folder fsync
     when the block ends without error; removed when it raises. (A class, not contextlib: hooks import this module.)"""
 
-    def __init__(self, path, fsync: bool):
-        self.path, self.fsync = os.fspath(path), fsync
+    def __init__(self, path, fsync: bool, *, checked: bool = False):
+        self.path, self.fsync, self.checked = os.fspath(path), fsync, checked
         self.folder = os.path.dirname(self.path) or "."
 
     def __enter__(self):
-        ensure_dir(self.folder)
-        refuse_links(self.path)
+        if not self.checked:
+            ensure_dir(self.folder)
+            refuse_links(self.path)
+        elif os.path.islink(self.path):  # its folders checked already (BatchWriter.write): the file itself
+            refuse_links(self.path)
         fd, self.tmp = _temp_file(self.folder)
         self.fh = os.fdopen(fd, "wb", buffering=1 << 16)
         return self.fh
@@ -211,11 +214,12 @@ class BatchWriter:
         data = encode(redacted(value))
         if self._error is not None:
             return
-        try:
-            self._mtimes[path] = _write_undurably(path, data)
+        folder = os.path.dirname(path) or "."
+        try:  # each folder checked for links once a batch
+            self._mtimes[path] = _write_undurably(path, data, folder in self._folders)
         except OSError as exc:
             self._error = exc
-        self._folders.add(os.path.dirname(path) or ".")
+        self._folders.add(folder)
 
     def finish(self) -> dict:
         """Wait until every file and its folder is on disk; path -> mtime (ns). The first OSError is raised."""
@@ -237,9 +241,9 @@ class BatchWriter:
         self._mtimes, self._folders = {}, set()
 
 
-def _write_undurably(path: str, data: bytes) -> int:
+def _write_undurably(path: str, data: bytes, checked: bool = False) -> int:
     """_write_atomically without any fsync; returns the file's mtime (ns), which the rename keeps."""
-    with _AtomicStream(path, False) as fh:
+    with _AtomicStream(path, False, checked=checked) as fh:
         fh.write(data)
         fh.flush()
         return os.fstat(fh.fileno()).st_mtime_ns
