@@ -253,3 +253,32 @@ def test_a_bulk_batch_is_durable_before_it_is_reported_saved(tmp_path, monkeypat
     indexed = dict(conn.execute("SELECT path, mtime_ns FROM chunks"))
     conn.close()
     assert {str(store.root / p): m for p, m in indexed.items()} == {p: os.stat(p).st_mtime_ns for p in paths}
+
+
+@pytest.mark.parametrize("why", ["kernel before 5.8", "no ctypes", "a file system that may not sync",
+                                 "folders on two file systems"])
+def test_a_batch_falls_back_to_an_fsync_a_file_where_syncfs_cannot_be_trusted(tmp_path, monkeypatch, why):
+    """syncfs(2) reports write-back errors only since Linux 5.8, FUSE and 9p mounts may return 0 without syncing,
+    and it syncs one file system: in each case, and without ctypes, every file is fsynced instead (no error)."""
+    from brain.util import files
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("syncfs is Linux's")
+    folders = [str(tmp_path)]
+    assert files._syncfs(folders) is True  # this machine: a local file system, a recent kernel
+    if why == "kernel before 5.8":
+        monkeypatch.setattr(os, "uname", lambda: os.uname_result(("Linux", "h", "5.4.0-150-generic", "#1", "x86_64")))
+    elif why == "no ctypes":
+        monkeypatch.setitem(sys.modules, "ctypes", None)
+    elif why == "a file system that may not sync":
+        monkeypatch.setattr(files, "_file_system_type", lambda folder: "fuse.sshfs")
+    else:
+        folders.append("/proc/self")
+    assert files._syncfs(folders) is False
+    fsynced, real_fsync = [], os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: fsynced.append(fd) or real_fsync(fd))
+    if why != "folders on two file systems":
+        store = ChunkStore(tmp_path / "memory")
+        made = store.create_many([dict(content=f"Bulk memory {i}") for i in range(files.BatchWriter.SYNCFS_MIN)],
+                                 bulk=True)
+        assert len(made) == files.BatchWriter.SYNCFS_MIN and len(fsynced) >= len(made)

@@ -142,6 +142,16 @@ def test_search_index_missing_rows_and_fts_damage(store):
     assert repair_store(store).ok
 
 
+def test_a_wrong_chunk_count_is_found_and_repaired(store):
+    conn = sqlite3.connect(store.index_dir / "search.db")
+    conn.execute("UPDATE counts SET value = 7 WHERE name='chunks'")  # as two counters at once would leave it
+    conn.commit()
+    conn.close()
+    problems = [p.message for p in check_store(store).problems if p.code == "search_index"]
+    assert any("counts 7 chunks for 2 rows" in m for m in problems), problems
+    assert repair_store(store).ok and check_store(store).ok
+
+
 def test_garbage_search_index_is_rebuilt(store):
     db = store.index_dir / "search.db"
     db.write_bytes(b"this is not a database" * 100)

@@ -172,3 +172,21 @@ def test_a_bulk_write_keeps_the_full_text_rows_in_memory_until_it_commits(isolat
     store.create_many(specs, bulk=True)
     assert len(ChunkStore(isolated_memory).list_chunks()) == 300
     assert len(writes) < 40, len(writes)
+
+
+def test_the_count_triggers_an_older_install_makes_again_are_dropped_by_the_next_write(isolated_memory):
+    """Two installs on one store (the plugin's hooks and an older CLI): the older one's schema script creates the
+    triggers again on an index of layout 8; with them and the counting in insert_many every row counted twice."""
+    store = a_store(isolated_memory)
+    conn = search_index.connect(isolated_memory)
+    conn.execute("CREATE TRIGGER IF NOT EXISTS chunks_counted_in AFTER INSERT ON chunks "
+                 "BEGIN UPDATE counts SET value = value + 1 WHERE name = 'chunks'; END")
+    conn.execute("INSERT INTO chunks(id, created, type, tokens, path, content) "
+                 "VALUES('chunk-2026-11-03-00000001', '2026-11-03T09:00:00Z', 'fact', 3, 'p', 'older install')")
+    conn.close()
+    assert indexed_count(isolated_memory) == (2, 2)  # the older install counted its row through the trigger
+    store.create_many([dict(content=f"Bulk memory {i} about the ledger") for i in range(5)], bulk=True)
+    conn = search_index.connect(isolated_memory, readonly=True)
+    assert conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'").fetchall() == []
+    conn.close()
+    assert indexed_count(isolated_memory)[0] == indexed_count(isolated_memory)[1]

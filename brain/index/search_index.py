@@ -23,7 +23,7 @@ from brain.util.sqlite import sqlite3
 DB_NAME = "search.db"
 SCHEMA_VERSION = "8"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
 # replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, arrived, epoch and generation;
-# 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place: _UPGRADES)
+# 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place)
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -285,20 +285,28 @@ def migrate_if_older(conn: sqlite3.Connection) -> bool:
     commits. One transaction: a writer killed half-way leaves the old index whole (SQLite's DDL rolls back).
     An index made by a newer rlm-mem is left alone (two installed versions must not rebuild each other's)."""
     version = schema_version(conn)
+    if version == SCHEMA_VERSION:
+        _drop_count_triggers(conn)  # an older rlm-mem sharing the store (another install) made them again
+        return False
     if not _older(version):
         return False
-    if version in _UPGRADES:  # the rows are as they should be: changed in place, nothing re-indexed
-        for statement in _UPGRADES[version]:
-            conn.execute(statement)
+    if version == "7":  # the rows are as they should be: changed in place, nothing re-indexed
+        _drop_count_triggers(conn)
         conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
         return False
     recreate(conn)
     return True
 
 
-# Older layouts that differ from the current one only in what a few statements change.
-_UPGRADES = {"7": ("DROP TRIGGER IF EXISTS chunks_counted_in", "DROP TRIGGER IF EXISTS chunks_counted_out",
-                   "UPDATE counts SET value=(SELECT count(*) FROM chunks) WHERE name='chunks'")}
+def _drop_count_triggers(conn: sqlite3.Connection) -> None:
+    """Layout 7's triggers that kept the chunk count: dropped, and the count made right again (with them and the
+    counting in insert_many, each row counted twice)."""
+    found = conn.execute("SELECT name FROM sqlite_master WHERE type='trigger' "
+                         "AND name IN ('chunks_counted_in', 'chunks_counted_out')").fetchall()
+    for (name,) in found:
+        conn.execute(f"DROP TRIGGER {name}")
+    if found:
+        conn.execute("UPDATE counts SET value=(SELECT count(*) FROM chunks) WHERE name='chunks'")
 
 
 def recreate(conn: sqlite3.Connection, *, bulk: bool = False) -> None:

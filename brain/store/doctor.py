@@ -390,6 +390,9 @@ class _Inspection:
                       for t, targets in d["links"].items() for dst in targets}
         if links != want_links:
             parts.append(f"has {len(want_links - links)} link(s) missing and {len(links - want_links)} extra")
+        kept = search_index.chunk_count(conn)
+        if kept != len(rows):  # hooks show it and weigh words by it
+            parts.append(f"counts {kept} chunks for {len(rows)} rows")
         if parts:
             self.problem("search_index", "; ".join(parts) + " (repair rebuilds it)", path, fix=("rebuild",))
         if readonly:

@@ -196,7 +196,7 @@ class BatchWriter:
     file system (Linux): 5,000 chunk files in ~0.35 s instead of ~1 s on eight threads, with no thread beside the
     caller's Python and SQLite (bench/README.md). syncfs also flushes what other programs wrote to that file system,
     hence the floor: a small batch (a session's capture) fsyncs its own files on a few threads, as does a system
-    without syncfs. A crash before `finish` can leave a renamed file empty, as a per-file fsync after the rename
+    where syncfs cannot be trusted (see _syncfs). A crash before `finish` can leave a renamed file empty, as a per-file fsync after the rename
     would; nothing of the batch was reported saved, and the store's next write re-indexes what is on disk.
     Values are redacted in the caller's thread, in place, like atomic_write_encoded's."""
 
@@ -227,7 +227,7 @@ class BatchWriter:
             raise self._error
         if not self._mtimes:
             return {}
-        if len(self._mtimes) < self.SYNCFS_MIN or not _syncfs(next(iter(self._folders))):
+        if len(self._mtimes) < self.SYNCFS_MIN or not _syncfs(self._folders):
             from concurrent.futures import ThreadPoolExecutor  # batch writers only, never a hook
 
             with ThreadPoolExecutor(min(self.THREADS, len(self._mtimes)), thread_name_prefix="rlm-mem-sync") as pool:
@@ -257,23 +257,50 @@ def _fsync_file(path: str) -> None:
         os.close(fd)
 
 
-def _syncfs(folder: str) -> bool:
-    """syncfs(2) of the file system holding `folder`: True when it ran and reported no error (Linux only)."""
+# File systems whose syncfs(2) writes every file and its metadata to stable storage. Others may return 0 without
+# asking their backend (FUSE mounts such as sshfs, 9p such as WSL2's /mnt/c): their files are fsynced one by one.
+_SYNCFS_FILE_SYSTEMS = frozenset(("ext4", "ext3", "xfs", "btrfs", "f2fs", "zfs", "bcachefs", "tmpfs"))
+
+
+def _syncfs(folders) -> bool:
+    """Make every file written in `folders` durable by one syncfs(2) of their file system: True when it ran and
+    reported no error. False (the caller fsyncs each file) off Linux, before Linux 5.8 (syncfs did not report
+    write-back errors), on a file system not known to sync for real, when the folders span file systems, or when
+    anything about it fails."""
     if not sys.platform.startswith("linux"):
         return False
     try:
+        if tuple(int(part) for part in os.uname().release.split(".")[:2]) < (5, 8):
+            return False
+        folders = sorted(folders)
+        if len({os.stat(folder).st_dev for folder in folders}) != 1 \
+                or _file_system_type(folders[0]) not in _SYNCFS_FILE_SYSTEMS:
+            return False
         import ctypes  # batch writers only, never a hook
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        fd = os.open(folder, os.O_RDONLY)
-    except (OSError, AttributeError):
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+        fd = os.open(folders[0], os.O_RDONLY)
+    except Exception:  # noqa: BLE001 - no ctypes, no syncfs, an odd kernel version: fsync each file instead
         return False
     try:
-        return libc.syncfs(fd) == 0
-    except AttributeError:  # a C library without syncfs
-        return False
+        return syncfs(fd) == 0
     finally:
         os.close(fd)
+
+
+def _file_system_type(folder: str) -> str:
+    """The type of the file system mounted deepest above `folder` (/proc/self/mounts), or ""."""
+    path, best, kind = os.path.realpath(folder), -1, ""
+    with open("/proc/self/mounts", encoding="utf-8", errors="replace") as mounts:
+        for line in mounts:
+            fields = line.split()
+            if len(fields) < 3:
+                continue
+            point = fields[1].replace("\\040", " ")
+            inside = path == point or path.startswith(point.rstrip("/") + "/")
+            if inside and len(point) > best:
+                best, kind = len(point), fields[2]
+    return kind
 
 
 def atomic_write_text(path, text: str, *, fsync: bool = True) -> None:
