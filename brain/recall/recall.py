@@ -79,15 +79,15 @@ RELATIVE_MIN = 0.15  # items scoring under this share of the best one are not wo
 COMMON_SHARE = 0.3  # a word in more than this share of memories is not searched for...
 COMMON_MIN_ROWS = 100  # ...once there are enough memories to tell...
 # A word on more memories than this is ranked over its newest CAPPED_ROWS matches only: ranking costs ~3 ms per
-# thousand matches (ranking scores every one) — bench/run.py, 100k store. Capping the work, not the word,
+# thousand matches (bm25() scores every one) — bench/run.py, 100k store. Capping the work, not the word,
 # keeps a prompt whose words are all this common in a large store answered (issue 17).
 COMMON_MAX_ROWS = 2000
-# A word's best matches. bm25() sorted by SQLite rather than FTS5's `ORDER BY rank`, which sorts through a query of
-# its own: the same rows in the same order, 20-25% less time (13 prompt words at 10,000 memories: 32.5 -> 25 ms).
-_RANKED = "SELECT rowid, -bm25(fts) AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC LIMIT ?"
 CAPPED_ROWS = 100  # ~0.3 ms a word at 100,000 memories (bench/run.py)
 COUNT_WINDOW = 20_000  # newest memories in which a word's matches are counted first (see _match_count)
 TERM_ROWS = 100  # best rows read per word
+# A word's best matches. bm25() sorted by SQLite rather than FTS5's `ORDER BY rank`, which sorts through a query of
+# its own: the same rows in the same order, 20-25% less time (13 prompt words at 10,000 memories: 32.5 -> 25 ms).
+_RANKED = "SELECT rowid, -bm25(fts) AS score FROM fts WHERE fts MATCH ? ORDER BY score DESC LIMIT ?"
 # A word's family matching more memories than this is scored over its newest CAPPED_ROWS matches (the family
 # counts at 0.6 of the word at most; "port" OR "bind" OR ... on 1,000 memories cost 3-5 ms to rank in full).
 FAMILY_RANKED_ROWS = 500
@@ -640,7 +640,7 @@ def _text_scores(conn, words, total):
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
     window = _count_window(conn, total)
     for word in words:
-        # Count first: counting matches is ~30x cheaper than ranking them (ranking scores every match), and
+        # Count first: counting matches is ~30x cheaper than ranking them (bm25() scores every match), and
         # a common word's ranking is thrown away (bench/run.py at 100k chunks: 1.5 ms instead of 60 ms a word).
         df = _match_count(conn, f'"{word}"', window)
         if df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS:

@@ -48,7 +48,7 @@ def related_by_tags(conn, tags, chunk_id: str, exclude, rows_of=None) -> list:
     for cid in (chunk_id, *exclude):
         created.pop(cid, None)
     ids = list(created)
-    shared = [1] * len(ids) if len(usable) == 1 else list(map(Counter(chain.from_iterable(usable)).__getitem__, ids))
+    shared = list(map(Counter(chain.from_iterable(usable)).__getitem__, ids))
     # (tags shared, created, id), all descending: SQL's ORDER BY count(*) DESC, max(created) DESC, id DESC
     return [cid for _, _, cid in sorted(zip(shared, map(created.__getitem__, ids), ids), reverse=True)[:MAX_RELATED]]
 

@@ -102,7 +102,7 @@ class WriteSession:
         self.batch = BatchWriter() if bulk else None
         self.pending: dict = {}  # path -> chunk, written by the batch writer and not yet known to be on disk
         self.changed = False
-        self.tag_rows: dict = {}  # tag -> its (created, id) rows in the index, read once per session (links.py)
+        self.tag_rows: dict = {}  # tag -> {id: created} of its rows in the index, read once a session (links.py)
         self._chunks, self._archive = os.fspath(layout.chunks_dir), os.fspath(layout.archive_dir)
         self._checked: set = set()  # chunk folders found free of links in this session
         self.replaced = None

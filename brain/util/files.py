@@ -196,8 +196,9 @@ class BatchWriter:
     file system (Linux): 5,000 chunk files in ~0.35 s instead of ~1 s on eight threads, with no thread beside the
     caller's Python and SQLite (bench/README.md). syncfs also flushes what other programs wrote to that file system,
     hence the floor: a small batch (a session's capture) fsyncs its own files on a few threads, as does a system
-    where syncfs cannot be trusted (see _syncfs). A crash before `finish` can leave a renamed file empty, as a per-file fsync after the rename
-    would; nothing of the batch was reported saved, and the store's next write re-indexes what is on disk.
+    where syncfs cannot be trusted (see _syncfs). A crash before `finish` can leave a renamed file empty, as a
+    per-file fsync after the rename would; nothing of the batch was reported saved, and the store's next write
+    re-indexes what is on disk.
     Values are redacted in the caller's thread, in place, like atomic_write_encoded's."""
 
     SYNCFS_MIN = 64
