@@ -201,6 +201,12 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("    ttl: PT30M", "30 minutes", True),  # ISO 8601, as Java's Duration and Spring write it
     ("    ttl: PT300M", "30 minutes", False),
     ("cached for half an hour", "30 minutes", True),
+    # a setting told in prose: near its name, in its sentence, no other number between them
+    ("The pool is now 20 (spring.datasource.hikari.maximum-pool-size). Same run", "maximum-pool-size = 20", True),
+    ("maximum-pool-size is now 20, fine", "maximum-pool-size = 20", True),
+    ("maximum-pool-size is now 12 and 20 tasks run", "maximum-pool-size = 20", False),
+    ("The pool is now 20. Later we set maximum-pool-size by hand", "maximum-pool-size = 20", False),
+    ("maximum-pool-size is 200", "maximum-pool-size = 20", False),
 ])
 def test_a_value_is_found_as_people_write_it(text, value, held):
     assert holds_value(text, value) is held

@@ -490,3 +490,15 @@ def test_a_prompt_the_store_only_touches_gets_a_short_context(store, monkeypatch
     assert capped.items and capped.tokens <= recall_mod.WEAK_BUDGET_TOKENS
     monkeypatch.setattr(recall_mod, "STRONG_SHARE", 0.0)  # the same prompt, taken as a strong match
     assert ask(store, question).tokens > recall_mod.WEAK_BUDGET_TOKENS
+    # Asked about the work done before ("did we", "our"), it asks memory: the full budget, as for a strong match.
+    monkeypatch.setattr(recall_mod, "STRONG_SHARE", 0.5)
+    assert ask(store, "How did we make our bash script exit on the first error?").tokens \
+        > recall_mod.WEAK_BUDGET_TOKENS
+
+
+def test_what_is_left_of_a_negated_verb_is_no_topic_word():
+    """"wouldn't" is read as "wouldn" and "t": an auxiliary the store never holds, which weighed as much as the
+    rarest topic word and cut the share of the prompt its answer holds."""
+    words = recall_mod._Prompt("Why wouldn't the worker start, and why didn't it log?", (), recall_mod._Clock()).words
+    assert words == ["worker", "start", "log"]
+    assert "many" not in recall_mod._Prompt("How many threads does Sidekiq run?", (), recall_mod._Clock()).words

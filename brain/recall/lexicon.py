@@ -74,8 +74,12 @@ limit limits max maximum cap capped ceiling biggest largest
 # doing?"): recall looks for the rest of the prompt, so a memory need not hold these to answer it.
 FRAMING = frozenset("""still need needs needed doing pick picked choose chose chosen library libraries tool tools
 crate crates use used using decide decided currently supposed happen happened going left remaining unfinished
-outstanding open todo todos count number invocation invocations""".split())
+outstanding open todo todos count number invocation invocations many""".split())
 
+# Words that ask about what was done and said before ("why did we ...?", "what was ...", "our staging host"), which
+# general questions ("how do I reverse a string?") rarely use: such a prompt asks memory, so it is given the full
+# budget even when its best memory holds little of its wording.
+HISTORY_WORDS = frozenset("we our us ours did was were had".split())
 
 # Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.
 PHRASES = {("log", "in"): "login", ("logged", "in"): "login", ("logging", "in"): "login", ("sign", "in"): "signin",
@@ -88,7 +92,7 @@ QUESTION_VALUES = {("left", "to"): "todo", ("next", "steps"): "todo", ("still", 
                    ("pick", "up"): "todo", ("left", "off"): "todo", ("on", "next"): "todo", ("do", "next"): "todo",
                    ("left", "unfinished"): "todo", ("still", "open"): "todo", ("open", "todos"): "todo",
                    ("open", "tasks"): "todo", ("remaining", "work"): "todo", ("outstanding", "work"): "todo",
-                   ("how", "long"): "duration", ("come", "from"): "url"}
+                   ("how", "long"): "duration", ("how", "often"): "time", ("come", "from"): "url"}
 # "which/what ... <noun>": the noun naming the value asked for, the last of the nouns right after the question word
 # ("which port", "what is the url", "which Postgres version", "which host port": a port).
 VALUE_NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version", "url": "url",

@@ -25,7 +25,7 @@ from brain.index.access import record_access
 from brain.index.search_index import chunk_count, connect
 from brain.recall import depth as depths
 from brain.recall.depth import DEPTHS
-from brain.recall.lexicon import FRAMING, PHRASES, asked_values, idea, related
+from brain.recall.lexicon import FRAMING, HISTORY_WORDS, PHRASES, asked_values, idea, related
 from brain.store.salience import salience
 from brain.store.sensitivity import allowed, check_level
 from brain.util.sqlite import sqlite3
@@ -342,20 +342,27 @@ class _Prompt:
         extensions = _extension_counts(paths if undated is text else _file_paths(undated))
         self.wants, asking = asked_values(runs)
         self.why = "why" in runs  # a reason: said before the decision or change it explains
+        self.asks_history = not HISTORY_WORDS.isdisjoint(runs)  # "why did we ...?": about the work done together
         for pair, one in PHRASES.items():  # "log in" is one idea: login
             runs = _joined(runs, pair, one)
         framing = asking | FRAMING
         if extensions:  # "see comments/models.py": the file is matched by name; "py" alone is no topic
             framing |= {ext for ext, count in extensions.items() if runs.count(ext) <= count}
-        for word in runs:
+        for i, word in enumerate(runs):
             if word not in STOPWORDS and word not in framing and (len(word) > 1 or word.isdigit()) \
-                    and word not in words:
+                    and word not in words and not _negated_verb(word, runs[i + 1:i + 2]):
                 words.append(word)
         self.words = words[:24]
         self.stems = {word[:5] for word in self.words}  # which replaced value a memory names (_asked_about)
         self.lower_words = set(word_runs(text.lower()))
         self.names = _capitalised(text)
         self.weak = False  # set by ranking: the best memory holds little of the prompt
+
+
+def _negated_verb(word: str, after: list) -> bool:
+    """Whether `word` is what is left of a negated verb before "t" ("wouldn't" reads "wouldn", "t"): an auxiliary,
+    no topic."""
+    return after == ["t"] and word.endswith("n")
 
 
 def _joined(runs: list, pair: tuple, one: str) -> list:
@@ -511,7 +518,7 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
             or _states_the_value_asked_for(conn, matched, share_of_present, present, len(idf) - len(present),
                                            prompt.wants - {"todo"})):
         return [], 0
-    prompt.weak = best_share < STRONG_SHARE and not (file_rows or open_work or dated)
+    prompt.weak = best_share < STRONG_SHARE and not (file_rows or open_work or dated or prompt.asks_history)
     scores = _with_context(conn, text, WHY_KERNEL if prompt.why else KERNEL)
     top_text = max(text.values(), default=1.0)
     for rowid in dated:

@@ -184,4 +184,43 @@ def value_span(text: str, value: str):
             if not glued_before and not glued_after:
                 return at, at + len(variant)
             at = lowered.find(variant, at + 1)
+    if " = " in value:  # in prose: "the pool is now 20 (spring.datasource.hikari.maximum-pool-size)"
+        return _setting_in_prose(lowered, *value.split(" = ", 1))
+    return None
+
+
+SETTING_REACH = 40  # characters between a setting's name and its value in prose, in one sentence...
+SETTING_GAP_WORDS = 4  # ...with at most this many words and no other number between them
+
+
+def _setting_in_prose(lowered: str, name: str, setting: str):
+    """(start, end) of `setting` written as a whole word near `name` (a whole name, or the last part of a dotted
+    one): in the same sentence, with no other number and few words between them ("now 20 (hikari.maximum-pool-size)",
+    "maximum-pool-size is now 20"); None if it is not."""
+    if not setting or " " in setting:
+        return None
+    at = lowered.find(name)
+    while at >= 0:
+        end = at + len(name)
+        before, after = lowered[at - 1:at], lowered[end:end + 1]
+        if not (before.isalnum() or before in _VALUE_GLUE or after.isalnum() or after in _VALUE_GLUE):
+            start = max(0, at - SETTING_REACH)
+            window = lowered[start:end + SETTING_REACH]
+            for stop in (". ", "\n", "; "):  # the name's sentence only
+                cut = window.rfind(stop, 0, at - start)
+                if cut >= 0:
+                    window, start = window[cut + len(stop):], start + cut + len(stop)
+                cut = window.find(stop, end - start)
+                if cut >= 0:
+                    window = window[:cut]
+            found = window.find(setting)
+            while found >= 0:
+                left, right = window[found - 1:found], window[found + len(setting):found + len(setting) + 2]
+                between = window[found + len(setting):at - start] if start + found < at else window[end - start:found]
+                if not (left.isalnum() or left in "._-" or right[:1].isalnum() or right[:1] in _VALUE_GLUE
+                        or (right[:1] == "." and right[1:2].isalnum())) \
+                        and not any(ch.isdigit() for ch in between) and len(words(between)) <= SETTING_GAP_WORDS:
+                    return start + found, start + found + len(setting)
+                found = window.find(setting, found + 1)
+        at = lowered.find(name, at + 1)
     return None
