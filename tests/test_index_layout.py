@@ -1,6 +1,7 @@
 """An index made by an older rlm-mem (search.db's meta.schema): recall reads it as it is, the detached worker
 rebuilds it in one transaction (a writer killed half-way leaves the old index whole), session start never waits
 on that rebuild, and an index from a newer rlm-mem is left alone."""
+import os
 import subprocess
 import sys
 from datetime import date
@@ -190,3 +191,22 @@ def test_the_count_triggers_an_older_install_makes_again_are_dropped_by_the_next
     assert conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'").fetchall() == []
     conn.close()
     assert indexed_count(isolated_memory)[0] == indexed_count(isolated_memory)[1]
+
+
+def test_readers_map_the_index_and_no_writer_shrinks_the_file(isolated_memory):
+    """Readers (the prompt hook, the brief) map search.db rather than read it page by page. A mapping is only safe
+    while no writer truncates the file under it: deleting for good (merge, checkpoint) and a full reindex keep
+    the same file at no smaller size."""
+    store = ChunkStore(str(isolated_memory))
+    ids = [store.create_chunk(f"memory number {n} about the staging database " * 20).id for n in range(60)]
+    reader = search_index.connect(store.root, readonly=True)
+    assert reader.execute("PRAGMA mmap_size").fetchone()[0] == search_index.READ_MMAP_BYTES
+    assert reader.execute("SELECT count(*) FROM chunks").fetchone()[0] == 60
+    path = search_index.db_path(store.root)
+    inode, size = os.stat(path).st_ino, os.path.getsize(path)
+    for chunk_id in ids[:50]:
+        store.delete_chunk(chunk_id, permanent=True)
+    store.reindex()
+    assert os.stat(path).st_ino == inode and os.path.getsize(path) >= size
+    assert reader.execute("SELECT count(*) FROM chunks").fetchone()[0] == 10  # the mapping reads the new rows
+    reader.close()

@@ -133,6 +133,13 @@ def staleness(root):
         conn.close()
 
 
+# A reader maps the file instead of copying each page it reads through a system call: the prompt hook at 100,000
+# memories 36.1 -> 33.7 ms median (bench workspace, alternated with the default). A mapping is unsafe only if a
+# writer shrinks the file under it; none does (no VACUUM, no auto_vacuum: freed pages stay in the file, reindex
+# included; `discard` unlinks it, which leaves a reader's mapping whole).
+READ_MMAP_BYTES = 256 * 1024 * 1024
+
+
 def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
     """Open the index. Read-only callers get None when it does not exist yet (nothing indexed)."""
     path = db_path(root)
@@ -140,6 +147,7 @@ def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
         if not os.path.exists(path):
             return None
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, isolation_level=None)
+        conn.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
     else:
         ensure_dir(os.path.dirname(path))
         # create the file owner-only first: SQLite gives the -wal/-shm files the mode of the database file

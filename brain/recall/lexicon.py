@@ -73,13 +73,13 @@ limit limits max maximum cap capped ceiling biggest largest
 # Words that frame a question rather than name its topic ("which library did we pick?", "what still needs
 # doing?"): recall looks for the rest of the prompt, so a memory need not hold these to answer it.
 FRAMING = frozenset("""still need needs needed doing pick picked choose chose chosen library libraries tool tools
-crate crates use used using decide decided currently supposed happen happened going left remaining unfinished
+crate crates use used using decide decided current currently supposed happen happened going left remaining unfinished
 outstanding open todo todos count number invocation invocations many""".split())
 
 # Words that ask about what was done and said before ("why did we ...?", "what was ...", "our staging host"), which
 # general questions ("how do I reverse a string?") rarely use: such a prompt asks memory, so it is given the full
 # budget even when its best memory holds little of its wording.
-HISTORY_WORDS = frozenset("we our us ours did was were had".split())
+HISTORY_WORDS = frozenset("we our us ours did was were had current currently still anymore again earlier previously ago yesterday".split())
 
 # Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.
 PHRASES = {("log", "in"): "login", ("logged", "in"): "login", ("logging", "in"): "login", ("sign", "in"): "signin",
