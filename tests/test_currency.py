@@ -93,6 +93,16 @@ def test_an_edit_of_a_manifest_swapping_dependencies_is_a_change(path, old, new,
     assert manifest_changes(path, old, new) == pairs
 
 
+def test_a_change_planned_as_open_work_is_no_change():
+    """"Still open: ... upgrade Cloud SQL from Postgres 15 to Postgres 16" says what is left to do; the brief had
+    listed it among the latest changes, replacing Postgres 15. A change the same line makes is still one."""
+    reply = Turn(uuid="a1", offset=1, role="assistant", timestamp="2026-01-05T10:00:20Z", session_id="s1",
+                 text="I moved the report from 02:00 to 04:30. Still open: evaluate PgBouncer; upgrade Cloud SQL "
+                      "from Postgres 15 to Postgres 16.", tool_uses=())
+    pairs = {(c.old, c.new) for c in session_changes([reply])}
+    assert ("02:00", "04:30") in pairs and not any("Postgres" in new for _, new in pairs), pairs
+
+
 def test_a_setting_an_edit_changed_is_also_the_old_number_in_the_words_the_reply_says_it_with():
     """`limit: 5` edited into `limit: 10` while the reply says "10 login attempts per minute": older turns say "5
     login attempts per minute" and "5 attempts per minute", which `limit = 5` alone would not find."""

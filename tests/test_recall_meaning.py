@@ -432,3 +432,23 @@ def test_a_question_before_a_pasted_megabyte_is_still_answered(project):
     context = prompt(project, "Which port does the staging database listen on? Here is the tree:\n"
                      + "src/a/b.py " * 400_000)
     assert "5433" in context, context
+
+
+def test_the_brief_quotes_the_latest_value_changes_and_names_what_they_replaced(tmp_path, project):
+    """A session starts knowing what holds now: the newest changes of values (the API port, how long refresh tokens
+    last), each quoted from the memory that made it and marked with what it replaced. A value changed twice is
+    given once, at its latest (8095, not the 8090 it replaced in turn)."""
+    sessions = PORT_AND_QUEUE + [("s3", 2, [
+        User("Port 8090 clashes with the metrics sidecar. Move the API to 8095."),
+        Assistant("Moved it again: the API now listens on 8095.", [Edit("Makefile", "--port 8090", "--port 8095")]),
+    ])]
+    captured(tmp_path, project, sessions)
+    brief = start(project)
+    section = brief.split("Values changed lately", 1)[1].split("Index (", 1)[0]
+    (port,) = [line for line in section.splitlines() if "8095" in line]
+    assert "(replaced: " in port and "8090" in port.split("(replaced: ")[1], section
+    (tokens,) = [line for line in section.splitlines() if "7 days" in line]
+    assert "14 days" in tokens.split("(replaced: ")[1], section
+    assert not [line for line in section.splitlines() if "now listens on 8090" in line], section
+    for line in lines_with(brief, "8087"):  # the first port is history wherever the brief shows it
+        assert marked_or_beside(line, "8095"), line

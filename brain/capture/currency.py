@@ -21,9 +21,9 @@ from brain.capture.transcript import EDIT_TOOLS
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
 from brain.util.sqlite import sqlite3
-from brain.util.text import STOPWORDS, holds_value, words
+from brain.util.text import STOPWORDS, holds_value, sentences, words
 from brain.util.timestamps import normalize_timestamp
-from brain.util.values import ASSIGNED_NUMBER, WEAK_SUBJECTS, value_kinds
+from brain.util.values import ASSIGNED_NUMBER, WEAK_SUBJECTS, says_open_work, value_kinds
 
 TOOLS_LINE = "[tools] "  # where a turn's own words end and its tool calls are listed (ingest.py)
 CANDIDATE_ROWS = 500  # older memories read per change (the store's own search narrows them first)
@@ -413,6 +413,7 @@ def session_changes(turns) -> list:
             if turn.role == "user":
                 asked = []
             for line in turn.text.splitlines():
+                line = _without_open_work(line)
                 pairs = _stated_changes(line, previous if turn.role == "user" else "", turn.text)
                 changes += [Change(pair[0], pair[1], turn.timestamp, turn, *pair[2:]) for pair in pairs]
                 if turn.role == "user" and not pairs:
@@ -420,6 +421,14 @@ def session_changes(turns) -> list:
             if turn.role == "assistant":
                 previous = turn.text
     return list({((c.old or "").lower(), c.new.lower(), c.subject): c for c in changes}.values())
+
+
+def _without_open_work(line: str) -> str:
+    """`line` without its sentences about work left open: "Still open: upgrade from Postgres 15 to Postgres 16"
+    plans a change, it does not make one."""
+    if not says_open_work(line):
+        return line
+    return " ".join(part for part in sentences(line) if not says_open_work(part))
 
 
 def same_subject_values(text: str, new: str) -> list:

@@ -113,7 +113,9 @@ def _record_in_full(text: str) -> str:
                               if fields.get(name)])
 
 
-def render_memory(rows, project_name: str, total: int | None) -> str:
+def render_memory(rows, project_name: str, total: int | None, changes=()) -> str:
+    """The brief's memory part: the most important rows in full, the latest value changes (`changes`, from
+    recall/current.current_values) quoted, then an index of the rest, within CONTEXT_BUDGET_CHARS."""
     from brain.recall.recall import RecallResult  # (with SQLite) only when a brief is computed, not reused
 
     if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
@@ -142,6 +144,12 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
             content = _record_in_full(content) if row.get("kind") == "session" else content
             lines.append(f"- [{(row.get('created') or '')[:10]} · {row['id']} · {mark}{kind}] "
                          f"{clip(content, FULL_ITEM_CHARS)}")
+    changes = [change for change in changes if change["id"] not in chosen]
+    if changes:  # what holds now, where it changed: the memory's own sentence, the value it replaced, the day
+        lines.append("Values changed lately (newest first):")
+        for change in changes:
+            was = "; ".join(clip(old, 40) for old in change["was"][:2])
+            lines.append(f"- [{change['at'][:10]} · {change['id']}] {change['text']} (replaced: {was})")
     if rest:
         lines.append("Index (id · date · type · summary):")
         budget = CONTEXT_BUDGET_CHARS - sum(len(x) for x in lines)
@@ -155,7 +163,8 @@ def render_memory(rows, project_name: str, total: int | None) -> str:
     return "\n".join(lines)
 
 
-BRIEF_FORMAT = 4  # 2: recall's legend; 3: the last session in full; 4: its open work first. Older: recomputed
+BRIEF_FORMAT = 5  # 2: recall's legend; 3: the last session in full; 4: its open work first; 5: values changed
+# lately. Older: recomputed
 BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
 
 
@@ -191,6 +200,9 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
     worker that SessionEnd just started), the brief is served from the index as it is and marked not to be kept."""
     from brain.index.search_index import chunk_count, connect, is_stale, staleness  # SQLite: a brief to compute
     from brain.recall.core import select_for_session  # a brief to compute: not on a reused brief's path
+    from brain.recall.current import current_values  # a brief to compute: not on a reused brief's path
+    from brain.store.sensitivity import allowed  # a brief to compute: not on a reused brief's path
+    from brain.util.sqlite import sqlite3  # a brief to compute: not on a reused brief's path
     from brain.safety.fence import fence  # a brief to compute: not on a reused brief's path
 
     fresh = True
@@ -211,14 +223,17 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
     fingerprint = _store_fingerprint(root) if fresh else None  # None: never matches, so never reused
     damaged = why == "damaged"  # nothing to read until the worker has rebuilt it: the HUD still shows
     rows = [] if damaged else select_for_session(root, project.id, max_sensitivity=max_sensitivity)
-    total = None
+    total, changes = None, []
     conn = None if damaged else connect(root, readonly=True)
     if conn is not None:
         try:
-            total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
+            total = chunk_count(conn)  # a kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
+            changes = current_values(conn, project.id, allowed(max_sensitivity))
+        except sqlite3.OperationalError:  # an index an older rlm-mem made (no changes table) until it is rebuilt
+            pass
         finally:
             conn.close()
-    memory = render_memory(rows, project.name, total)
+    memory = render_memory(rows, project.name, total, changes)
     brief = dict(gauges(rows), format=BRIEF_FORMAT, total=total or 0, made=time.time(), fingerprint=fingerprint,
                  memory=fence(memory, label="session-start") if memory else "",
                  project=[project.id, project.name], max_sensitivity=max_sensitivity)

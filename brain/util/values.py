@@ -156,11 +156,16 @@ _TODO = re.compile(r"\b(?:next steps?|next time|follow-?ups?|todo|to-do|still to
 _TODO_HINTS = ("next", "follow", "todo", "to-do", "to do", "still open", "pending")
 
 
+def says_open_work(text: str) -> bool:
+    """Whether `text` says what is left to do ("Still open: ...", "Next time ...", "TODO")."""
+    folded = case_folded(text)  # _TODO's words are found by a literal scan first (the pattern tries every word)
+    return any(hint in folded for hint in _TODO_HINTS) and _TODO.search(text) is not None
+
+
 def coarse_kinds(text: str) -> str:
     """The kinds of value `text` states, space-separated: duration, quantity, time, url, port, version, number,
     and todo for text that says what is left to do."""
-    folded = case_folded(text)  # _TODO's words are found by a literal scan first (the pattern tries every word)
-    kinds = {"todo"} if any(hint in folded for hint in _TODO_HINTS) and _TODO.search(text) else set()
+    kinds = {"todo"} if says_open_work(text) else set()
     for kind, _ in value_kinds(text):
         if kind.startswith("unit:"):
             kinds.add("duration" if kind[5:] in _DURATION_UNITS else "quantity")

@@ -1,0 +1,67 @@
+"""What holds now, for the session-start brief: the latest value changes of a project, each in its memory's words.
+
+Capture records a change when a later memory replaces a value an earlier one stated (search.db `changes`: old,
+new, when, the memory that made it). A session starts better knowing the latest of those ("maxReplicas: 8", "the
+CronJob runs at 04:30") than finding them among older statements of the old values. Each change is quoted as the
+sentence of its memory that states the new value (the memory's words, not a claim of ours), with the old value
+and the day. A change a later one replaced again (the same setting, or a later change from the value it set) is
+left out: the later one is shown. Stdlib only: it runs when SessionStart computes a brief.
+"""
+from brain.util.text import clip, holds_value, sentences
+
+CURRENT_MAX = 8  # changes shown, newest first
+CHANGES_READ = 200  # newest changes looked at
+LINE_CHARS = 200  # a change's sentence is clipped to this
+
+
+def _setting(value: str):
+    """The setting a value names ("maxReplicas" of "maxReplicas = 8"), or None for a bare value."""
+    name, equals, _ = value.partition(" = ")
+    return name.lower() if equals else None
+
+
+def _same_kind(old: str, new: str) -> bool:
+    """Whether two values are of one kind as far as digits go: "timeouts" into "212 ms" is no change of a value."""
+    return any(ch.isdigit() for ch in old) == any(ch.isdigit() for ch in new)
+
+
+def _stating(content: str, values) -> str:
+    """The sentences of `content` that state one of `values`, in order (the first sentence when none does)."""
+    parts = sentences(content)
+    chosen = [part for part in parts if any(holds_value(part, value) for value in values)]
+    return " ".join(chosen or parts[:1])
+
+
+def current_values(conn, project, allowed, skip_ids=()) -> list:
+    """[{"id", "at", "text", "was"}] of the project's latest value changes (see the module doc), newest first:
+    one per memory that made changes, active and within the `allowed` sensitivities, not in `skip_ids`."""
+    if not project:
+        return []
+    marks = ",".join("?" * len(allowed))
+    rows = conn.execute(
+        "SELECT c.old, c.new, c.at, c.id, k.content FROM changes c JOIN chunks k ON k.id = c.id "
+        f"WHERE c.project IS ? AND c.old IS NOT NULL AND k.status = 'active' AND k.sensitivity IN ({marks}) "
+        "ORDER BY c.at DESC, c.rowid DESC LIMIT ?", (project, *allowed, CHANGES_READ)).fetchall()
+    later_olds, settings = [], set()  # what the newer changes replaced, and the settings they set
+    by_memory, order = {}, []
+    for old, new, at, chunk_id, content in rows:
+        setting = _setting(new)
+        replaced_since = (setting in settings) if setting else any(holds_value(o, new) for o in later_olds)
+        later_olds.append(old)
+        if setting:
+            settings.add(setting)
+        if replaced_since or not _same_kind(old, new) or chunk_id in skip_ids:
+            continue
+        if chunk_id not in by_memory:
+            by_memory[chunk_id] = {"id": chunk_id, "at": at, "content": content, "new": [], "was": []}
+            order.append(chunk_id)
+        entry = by_memory[chunk_id]
+        entry["new"].append(new)
+        if old not in entry["was"]:
+            entry["was"].append(old)
+    out = []
+    for chunk_id in order[:CURRENT_MAX]:
+        entry = by_memory[chunk_id]
+        out.append({"id": chunk_id, "at": entry["at"], "text": clip(_stating(entry["content"], entry["new"]),
+                                                                    LINE_CHARS), "was": entry["was"]})
+    return out
