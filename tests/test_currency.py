@@ -13,6 +13,7 @@ from brain.capture.currency import (
     _edited_number,
     _stated_changes,
     command_changes,
+    config_changes,
     edit_changes,
     manifest_changes,
 )
@@ -91,6 +92,27 @@ def test_a_command_replacing_a_value_or_a_package_is_a_change(command, pairs):
 ])
 def test_an_edit_of_a_manifest_swapping_dependencies_is_a_change(path, old, new, pairs):
     assert manifest_changes(path, old, new) == pairs
+
+
+@pytest.mark.parametrize("path, old, new, pairs", [
+    ("src/main/resources/application-prod.yml", "    waitlist-enabled: false\n", "    waitlist-enabled: true\n",
+     [("waitlist-enabled = false", "waitlist-enabled = true")]),  # a switch: only with its name
+    ("application.yml", "  topic: appointment-reminders\n  group: reminder-sender\n",
+     "  topic: pinecone.reminders.v1\n  group: pinecone.reminder-sender\n",
+     [("topic = appointment-reminders", "topic = pinecone.reminders.v1"),
+      ("appointment-reminders", "pinecone.reminders.v1"),
+      ("group = reminder-sender", "group = pinecone.reminder-sender"),
+      ("reminder-sender", "pinecone.reminder-sender")]),  # renamed names: with their setting and alone
+    (".env", "HOST=staging.saltbox.io\n", "HOST=staging.saltboxmeals.com\n",
+     [("HOST = staging.saltbox.io", "HOST = staging.saltboxmeals.com"),
+      ("staging.saltbox.io", "staging.saltboxmeals.com")]),
+    ("deploy.yml", "https://a.example.dev\n", "https://b.example.dev\n", []),  # a URL alone is no setting
+    ("config.yml", "level: info\n", "level: debug\n", []),  # too plain to be looked for again
+    ("values.yaml", "replicas: 4\n", "replicas: 8\n", []),  # numbers: edit_changes reads them
+    ("app/settings.py", "DEBUG = False\n", "DEBUG = True\n", []),  # code, not a configuration file
+])
+def test_an_edit_of_a_configuration_file_changing_a_switch_or_a_name_is_a_change(path, old, new, pairs):
+    assert config_changes(path, old, new) == pairs
 
 
 def test_a_change_planned_as_open_work_is_no_change():

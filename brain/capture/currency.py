@@ -369,6 +369,43 @@ def manifest_changes(file_path: str, old: str, new: str) -> list:
     return [(o, n) for o, n in _swapped(removed, added) if _named(o) and _named(n)]
 
 
+# A setting on a line of its own in a configuration file: `waitlist-enabled: true`, `topic = "orders.v1"`.
+_CONFIG_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".env", ".tfvars", ".hcl",
+                    ".tf")
+_SETTING_LINE = re.compile(r"^[ \t]*(?:- )?([A-Za-z_][\w.-]{1,80})[ \t]*(?:=|:(?=[ \t]))[ \t]*[\"']?([^\s\"'#]{1,120})[\"']?[ \t]*"
+                           r"(?:#.*)?$", re.MULTILINE)
+_SWITCHES = frozenset("true false yes no on off enabled disabled".split())
+
+
+def _settings(text: str) -> dict:
+    """name -> value of the settings `text` sets one to a line (a later line for the same name wins)."""
+    return {m.group(1): m.group(2) for m in _SETTING_LINE.finditer(text)}
+
+
+def _specific_word(value: str) -> bool:
+    """A value a person would look for again: a switch (true, off), or a name with a dot, slash or colon in it, or
+    a dash or underscore in ten characters or more (not "info" or "user_1"; numbers are read elsewhere)."""
+    return value.lower() in _SWITCHES or (not value.replace(".", "").isdigit() and (
+        any(c in value for c in ".:/") or (len(value) >= 10 and any(c in value for c in "-_"))))
+
+
+def config_changes(file_path: str, old: str, new: str) -> list:
+    """("name = old value", "name = new value") for each setting an edit of a configuration file changed from one
+    switch or name to another (`waitlist-enabled: false` into `true`, a topic renamed; a name's pair also bare:
+    ("appointment-reminders", "pinecone.reminders.v1")); numbers are edit_changes'."""
+    if not file_path or not file_path.lower().endswith(_CONFIG_SUFFIXES) and \
+            file_path.replace("\\", "/").rsplit("/", 1)[-1] != ".env":
+        return []
+    before, after = _settings(old), _settings(new)
+    pairs = []
+    for name, value in before.items():
+        if name in after and after[name] != value and _specific_word(value) and _specific_word(after[name]):
+            pairs.append((f"{name} = {value}", f"{name} = {after[name]}"))
+            if value.lower() not in _SWITCHES:  # a renamed topic is also found by its names alone
+                pairs.append((value, after[name]))
+    return pairs
+
+
 _COUNTED = re.compile(r"(?<![\w.])(\d+)\s+([A-Za-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\b")  # "10 login attempts"
 
 
@@ -405,6 +442,7 @@ def session_changes(turns) -> list:
             if use.name in EDIT_TOOLS and use.ok is not False and use.edit:
                 pairs = edit_changes(*use.edit) or _edited_number(*use.edit, asked)
                 pairs += manifest_changes(use.file_path, *use.edit)
+                pairs += [pair for pair in config_changes(use.file_path, *use.edit) if pair not in pairs]
                 pairs += [said for pair in pairs for said in _said_as(turn.text or "", pair)]
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in pairs]
             elif use.name == "Bash" and use.ok is not False and use.command:

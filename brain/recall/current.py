@@ -26,10 +26,16 @@ def _same_kind(old: str, new: str) -> bool:
 
 
 def _stating(content: str, values) -> str:
-    """The sentences of `content` that state one of `values`, in order (the first sentence when none does)."""
+    """The sentences of `content` that state one of `values` (a setting's value alone when its name is not there:
+    "the topic is pinecone.reminders.v1"), in order; the first sentence when none does."""
     parts = sentences(content)
-    chosen = [part for part in parts if any(holds_value(part, value) for value in values)]
-    return " ".join(chosen or parts[:1])
+    wanted = list(values) + [value.partition(" = ")[2] for value in values
+                             if " = " in value and len(value.partition(" = ")[2]) >= 4]
+    for group in (values, wanted):
+        chosen = [part for part in parts if any(holds_value(part, value) for value in group)]
+        if chosen:
+            return " ".join(chosen)
+    return " ".join(parts[:1])
 
 
 def current_values(conn, project, allowed, skip_ids=()) -> list:
@@ -50,7 +56,7 @@ def current_values(conn, project, allowed, skip_ids=()) -> list:
         later_olds.append(old)
         if setting:
             settings.add(setting)
-        if replaced_since or not _same_kind(old, new) or chunk_id in skip_ids:
+        if replaced_since or (not setting and not _same_kind(old, new)) or chunk_id in skip_ids:
             continue
         if chunk_id not in by_memory:
             by_memory[chunk_id] = {"id": chunk_id, "at": at, "content": content, "new": [], "was": []}
