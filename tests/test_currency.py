@@ -110,6 +110,11 @@ def test_an_edit_of_a_manifest_swapping_dependencies_is_a_change(path, old, new,
     ("config.yml", "level: info\n", "level: debug\n", []),  # too plain to be looked for again
     ("values.yaml", "replicas: 4\n", "replicas: 8\n", []),  # numbers: edit_changes reads them
     ("app/settings.py", "DEBUG = False\n", "DEBUG = True\n", []),  # code, not a configuration file
+    ("config.yml", "sentry:\n  enabled: true\n", "sentry:\n  enabled: false\n", []),  # a switch with a plain name
+    ("application-prod.yml", "  waitlist-enabled: false\r\n", "  waitlist-enabled: true\r\n",
+     [("waitlist-enabled = false", "waitlist-enabled = true")]),  # Windows line ends
+    (".env.production", "HOST=a.example.io\n", "HOST=b.example.io\n",
+     [("HOST = a.example.io", "HOST = b.example.io"), ("a.example.io", "b.example.io")]),
 ])
 def test_an_edit_of_a_configuration_file_changing_a_switch_or_a_name_is_a_change(path, old, new, pairs):
     assert config_changes(path, old, new) == pairs
@@ -123,6 +128,25 @@ def test_a_change_planned_as_open_work_is_no_change():
                       "from Postgres 15 to Postgres 16.", tool_uses=())
     pairs = {(c.old, c.new) for c in session_changes([reply])}
     assert ("02:00", "04:30") in pairs and not any("Postgres" in new for _, new in pairs), pairs
+
+
+
+def test_a_switch_from_one_tool_to_another_is_read_one_way():
+    """"Switched the worker from Celery to arq" had also been read as arq replaced by Celery (the switch pattern
+    took the first tool after "switched" as the new one), which would mark memories about arq as replaced."""
+    text = "Switched the worker from Celery to arq so pending jobs drain first."
+    assert _stated_changes(text, "", text) == [("Celery", "arq")]
+
+
+@pytest.mark.parametrize("text, pair", [
+    ("Replaced Celery with arq for the follow-up emails.", ("Celery", "arq")),  # the label is not at the start
+    ("Switched from Postgres 15 to Postgres 16; next steps: the read replica.", ("Postgres 15", "Postgres 16")),
+    ("Replaced Celery with arq so pending jobs drain first.", ("Celery", "arq")),
+])
+def test_a_change_made_beside_words_about_open_work_is_still_one(text, pair):
+    reply = Turn(uuid="a1", offset=1, role="assistant", timestamp="2026-01-05T10:00:20Z", session_id="s1", text=text,
+                 tool_uses=())
+    assert pair in {(c.old, c.new) for c in session_changes([reply])}
 
 
 def test_a_setting_an_edit_changed_is_also_the_old_number_in_the_words_the_reply_says_it_with():
@@ -239,6 +263,9 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("maximum-pool-size is now 12 and 20 tasks run", "maximum-pool-size = 20", False),
     ("The pool is now 20. Later we set maximum-pool-size by hand", "maximum-pool-size = 20", False),
     ("maximum-pool-size is 200", "maximum-pool-size = 20", False),
+    ("Raise maxReplicas from 8 to 12", "maxReplicas = 8", False),  # moved away from, not stated
+    ("Raise maxReplicas from 8 to 12", "maxReplicas = 12", False),  # another number in the sentence: not sure
+    ("switched waitlist-enabled from false to true", "waitlist-enabled = false", False),
 ])
 def test_a_value_is_found_as_people_write_it(text, value, held):
     assert holds_value(text, value) is held

@@ -15,7 +15,7 @@ def conn(isolated_memory):
     for n, text in enumerate(["The API listens on 8090 now.", "The API listens on 8095 now.",
                               "maxReplicas: 6 for the API.", "maxReplicas: 8 for the API.",
                               "p95 went from timeouts to 212 ms.", "Retries are down to 3.", "A secret turn.",
-                              "Renamed it. The topic is pinecone.reminders.v1 now."]):
+                              "Renamed it. The topic is pinecone.reminders.v1 now.", "Done."]):
         metadata = {"project": "app", "sensitivity": "high" if "secret" in text else "low"}
         said[text] = store.create_chunk(text, created=f"2026-03-{n + 1:02d}T09:00:00Z", metadata=metadata).id
     writer, _ = search_index.connect_for_writing(store.root)
@@ -27,7 +27,8 @@ def conn(isolated_memory):
                ("max_retries = 5", "max_retries = 3", said["Retries are down to 3."]),
                ("1 day", "2 days", said["A secret turn."]),
                ("topic = appointment-reminders", "topic = pinecone.reminders.v1",
-                said["Renamed it. The topic is pinecone.reminders.v1 now."])]
+                said["Renamed it. The topic is pinecone.reminders.v1 now."]),
+               ("waitlist-enabled = false", "waitlist-enabled = true", said["Done."])]
     writer.execute("DELETE FROM changes")
     for n, (old, new, chunk_id) in enumerate(changes):
         writer.execute("INSERT INTO changes(project, old, new, at, id) VALUES('app', ?, ?, ?, ?)",
@@ -40,19 +41,22 @@ def conn(isolated_memory):
 
 def test_each_value_is_given_at_its_latest_in_its_memorys_words(conn):
     reader, said = conn
-    renamed, *shown = current_values(reader, "app", ALL)
+    switched, renamed, *shown = current_values(reader, "app", ALL)
+    # "Done." over an edit does not say the value: the change gives it
+    assert switched["text"] == "Done." and switched["now"] == ["waitlist-enabled = true"]
+    assert renamed["now"] == []
     assert [c["id"] for c in shown] == [said["Retries are down to 3."], said["maxReplicas: 8 for the API."],
                                         said["The API listens on 8095 now."]]  # newest first
     assert shown[1]["text"] == "maxReplicas: 8 for the API." and shown[1]["was"] == ["maxReplicas = 6"]
     assert shown[2]["was"] == ["8090"]
     # a setting changed from a word to a name with a digit is a change; its sentence is found by the value alone
     assert renamed["text"] == "The topic is pinecone.reminders.v1 now."
-    assert current_values(reader, "app", ALL + ("high",))[1]["was"] == ["1 day"]  # allowed: shown too
+    assert current_values(reader, "app", ALL + ("high",))[2]["was"] == ["1 day"]  # allowed: shown too
     assert current_values(reader, "other", ALL) == [] and current_values(reader, None, ALL) == []
 
 
 def test_memories_shown_elsewhere_are_skipped_and_at_most_a_few_are_given(conn):
     reader, said = conn
     shown = current_values(reader, "app", ALL, skip_ids={said["Retries are down to 3."]})
-    assert said["Retries are down to 3."] not in [c["id"] for c in shown] and len(shown) == 3
+    assert said["Retries are down to 3."] not in [c["id"] for c in shown] and len(shown) == 4
     assert CURRENT_MAX >= 3

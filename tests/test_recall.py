@@ -502,3 +502,5 @@ def test_what_is_left_of_a_negated_verb_is_no_topic_word():
     words = recall_mod._Prompt("Why wouldn't the worker start, and why didn't it log?", (), recall_mod._Clock()).words
     assert words == ["worker", "start", "log"]
     assert "many" not in recall_mod._Prompt("How many threads does Sidekiq run?", (), recall_mod._Clock()).words
+    assert "design" in recall_mod._Prompt("Which design t-shirt vendor?", (), recall_mod._Clock()).words
+    assert not recall_mod._Prompt("How do I deploy a Lambda to us-east-1?", (), recall_mod._Clock()).asks_history

@@ -167,6 +167,8 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
             if _named(old) and _named(new) and old.lower() != new.lower():
                 pairs.append((old, new))
     for m in _SWITCH_TO.finditer(text):  # "golang-migrate left the database dirty ... let's switch to goose"
+        if "from" in m.group("rest").lower().split():  # "switched the worker from Celery to arq": _FROM_TO's
+            continue
         new = next((w.strip(".,;:`'\"") for w in m.group("rest").split() if job_of(w)), None)
         if new:
             pairs += [(old, new) for old in same_job(new, message)]
@@ -373,13 +375,19 @@ def manifest_changes(file_path: str, old: str, new: str) -> list:
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".env", ".tfvars", ".hcl",
                     ".tf")
 _SETTING_LINE = re.compile(r"^[ \t]*(?:- )?([A-Za-z_][\w.-]{1,80})[ \t]*(?:=|:(?=[ \t]))[ \t]*[\"']?([^\s\"'#]{1,120})[\"']?[ \t]*"
-                           r"(?:#.*)?$", re.MULTILINE)
+                           r"(?:#[^\n]*)?\r?$", re.MULTILINE)
 _SWITCHES = frozenset("true false yes no on off enabled disabled".split())
 
 
 def _settings(text: str) -> dict:
     """name -> value of the settings `text` sets one to a line (a later line for the same name wins)."""
     return {m.group(1): m.group(2) for m in _SETTING_LINE.finditer(text)}
+
+
+def _specific_name(name: str) -> bool:
+    """A setting's name specific enough that a switch of it means something on its own: `waitlist-enabled`,
+    `batchDoorOpen`, not `enabled` or `debug`, which many sections of a file (and other files) hold."""
+    return len(name) >= 8 and (any(c in name for c in "-_.") or any(c.isupper() for c in name[1:]))
 
 
 def _specific_word(value: str) -> bool:
@@ -394,12 +402,13 @@ def config_changes(file_path: str, old: str, new: str) -> list:
     switch or name to another (`waitlist-enabled: false` into `true`, a topic renamed; a name's pair also bare:
     ("appointment-reminders", "pinecone.reminders.v1")); numbers are edit_changes'."""
     if not file_path or not file_path.lower().endswith(_CONFIG_SUFFIXES) and \
-            file_path.replace("\\", "/").rsplit("/", 1)[-1] != ".env":
+            not file_path.replace("\\", "/").rsplit("/", 1)[-1].startswith(".env"):  # .env, .env.production
         return []
     before, after = _settings(old), _settings(new)
     pairs = []
     for name, value in before.items():
-        if name in after and after[name] != value and _specific_word(value) and _specific_word(after[name]):
+        if name in after and after[name] != value and _specific_word(value) and _specific_word(after[name]) \
+                and (value.lower() not in _SWITCHES or _specific_name(name)):
             pairs.append((f"{name} = {value}", f"{name} = {after[name]}"))
             if value.lower() not in _SWITCHES:  # a renamed topic is also found by its names alone
                 pairs.append((value, after[name]))
@@ -461,12 +470,25 @@ def session_changes(turns) -> list:
     return list({((c.old or "").lower(), c.new.lower(), c.subject): c for c in changes}.values())
 
 
+_OPEN_LABELS = ("still open", "todo", "to-do", "to do", "next step", "next time", "follow-up", "follow up", "followup",
+                "pending", "left to do", "still to do", "open:")
+
+
 def _without_open_work(line: str) -> str:
-    """`line` without its sentences about work left open: "Still open: upgrade from Postgres 15 to Postgres 16"
-    plans a change, it does not make one."""
+    """`line` without what it lists as work left open: from a clause starting with such a label ("Still open:",
+    "TODO", "next steps:") to the end of its sentence. "Still open: upgrade from Postgres 15 to Postgres 16"
+    plans a change, it does not make one; "Replaced Celery with arq for the follow-up emails" makes one."""
     if not says_open_work(line):
         return line
-    return " ".join(part for part in sentences(line) if not says_open_work(part))
+    kept = []
+    for sentence in sentences(line):
+        clauses = sentence.split("; ")
+        for i, clause in enumerate(clauses):
+            if clause.lstrip("-*• ").lower().startswith(_OPEN_LABELS):
+                clauses = clauses[:i]
+                break
+        kept.append("; ".join(clauses))
+    return " ".join(part for part in kept if part)
 
 
 def same_subject_values(text: str, new: str) -> list:

@@ -9,6 +9,8 @@ left out: the later one is shown. Stdlib only: it runs when SessionStart compute
 """
 from brain.util.text import clip, holds_value, sentences
 
+SWITCHES = frozenset("true false yes no on off enabled disabled".split())  # too plain to be quoted by themselves
+
 CURRENT_MAX = 8  # changes shown, newest first
 CHANGES_READ = 200  # newest changes looked at
 LINE_CHARS = 200  # a change's sentence is clipped to this
@@ -29,9 +31,8 @@ def _stating(content: str, values) -> str:
     """The sentences of `content` that state one of `values` (a setting's value alone when its name is not there:
     "the topic is pinecone.reminders.v1"), in order; the first sentence when none does."""
     parts = sentences(content)
-    wanted = list(values) + [value.partition(" = ")[2] for value in values
-                             if " = " in value and len(value.partition(" = ")[2]) >= 4]
-    for group in (values, wanted):
+    bare = [value.partition(" = ")[2] for value in values if " = " in value]
+    for group in (values, [value for value in bare if len(value) >= 4 and value.lower() not in SWITCHES]):
         chosen = [part for part in parts if any(holds_value(part, value) for value in group)]
         if chosen:
             return " ".join(chosen)
@@ -39,7 +40,8 @@ def _stating(content: str, values) -> str:
 
 
 def current_values(conn, project, allowed, skip_ids=()) -> list:
-    """[{"id", "at", "text", "was"}] of the project's latest value changes (see the module doc), newest first:
+    """[{"id", "at", "text", "was", "now"}] of the project's latest value changes (`now`: the new values when the
+    text does not state them) (see the module doc), newest first:
     one per memory that made changes, active and within the `allowed` sensitivities, not in `skip_ids`."""
     if not project:
         return []
@@ -68,6 +70,8 @@ def current_values(conn, project, allowed, skip_ids=()) -> list:
     out = []
     for chunk_id in order[:CURRENT_MAX]:
         entry = by_memory[chunk_id]
-        out.append({"id": chunk_id, "at": entry["at"], "text": clip(_stating(entry["content"], entry["new"]),
-                                                                    LINE_CHARS), "was": entry["was"]})
+        text = clip(_stating(entry["content"], entry["new"]), LINE_CHARS)
+        # "Done." over an edit: the quote does not say the value, so the line gives it
+        now = [] if any(holds_value(text, value) for value in entry["new"]) else entry["new"]
+        out.append({"id": chunk_id, "at": entry["at"], "text": text, "was": entry["was"], "now": now})
     return out

@@ -79,7 +79,8 @@ outstanding open todo todos count number invocation invocations many""".split())
 # Words that ask about what was done and said before ("why did we ...?", "what was ...", "our staging host"), which
 # general questions ("how do I reverse a string?") rarely use: such a prompt asks memory, so it is given the full
 # budget even when its best memory holds little of its wording.
-HISTORY_WORDS = frozenset("we our us ours did was were had current currently still anymore again earlier previously ago yesterday".split())
+HISTORY_WORDS = frozenset("we our ours did was were had current currently still anymore again earlier previously ago "
+                          "yesterday".split())  # not "us": us-east-1
 
 # Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.
 PHRASES = {("log", "in"): "login", ("logged", "in"): "login", ("logging", "in"): "login", ("sign", "in"): "signin",

@@ -359,10 +359,14 @@ class _Prompt:
         self.weak = False  # set by ranking: the best memory holds little of the prompt
 
 
+_NEGATED = frozenset("don didn doesn isn wasn weren aren couldn shouldn wouldn hasn haven hadn won ain mustn needn "
+                     "mightn shan".split())
+
+
 def _negated_verb(word: str, after: list) -> bool:
-    """Whether `word` is what is left of a negated verb before "t" ("wouldn't" reads "wouldn", "t"): an auxiliary,
-    no topic."""
-    return after == ["t"] and word.endswith("n")
+    """Whether `word` is what is left of a negated auxiliary before "t" ("wouldn't" reads "wouldn", "t"): no topic
+    ("design t-shirt" keeps its design)."""
+    return after == ["t"] and word in _NEGATED
 
 
 def _joined(runs: list, pair: tuple, one: str) -> list:

@@ -149,7 +149,9 @@ def render_memory(rows, project_name: str, total: int | None, changes=()) -> str
         lines.append("Values changed lately (newest first):")
         for change in changes:
             was = "; ".join(clip(old, 40) for old in change["was"][:2])
-            lines.append(f"- [{change['at'][:10]} · {change['id']}] {change['text']} (replaced: {was})")
+            now = "; ".join(clip(new, 40) for new in change.get("now", ())[:2])
+            lines.append(f"- [{change['at'][:10]} · {change['id']}] {change['text']} "
+                         f"({'now: ' + now + '; ' if now else ''}replaced: {was})")
     if rest:
         lines.append("Index (id · date · type · summary):")
         budget = CONTEXT_BUDGET_CHARS - sum(len(x) for x in lines)

@@ -190,7 +190,7 @@ def value_span(text: str, value: str):
 
 
 SETTING_REACH = 40  # characters between a setting's name and its value in prose, in one sentence...
-SETTING_GAP_WORDS = 4  # ...with at most this many words and no other number between them
+SETTING_GAP_WORDS = 4  # ...with at most this many words between them, and no other number in the sentence
 
 
 def _setting_in_prose(lowered: str, name: str, setting: str):
@@ -217,9 +217,14 @@ def _setting_in_prose(lowered: str, name: str, setting: str):
             while found >= 0:
                 left, right = window[found - 1:found], window[found + len(setting):found + len(setting) + 2]
                 between = window[found + len(setting):at - start] if start + found < at else window[end - start:found]
+                # "from 8 to 12": a value the sentence moves away from is not the one it states, so the value must
+                # be the sentence's only number (beside the name's own digits) and not follow "from" or "was"
+                rest = window[:found] + " " + window[found + len(setting):]
                 if not (left.isalnum() or left in "._-" or right[:1].isalnum() or right[:1] in _VALUE_GLUE
                         or (right[:1] == "." and right[1:2].isalnum())) \
-                        and not any(ch.isdigit() for ch in between) and len(words(between)) <= SETTING_GAP_WORDS:
+                        and not any(ch.isdigit() for ch in rest.replace(name, "")) \
+                        and len(words(between)) <= SETTING_GAP_WORDS \
+                        and words(window[:found])[-1:] not in (["from"], ["was"], ["not"]):
                     return start + found, start + found + len(setting)
                 found = window.find(setting, found + 1)
         at = lowered.find(name, at + 1)
