@@ -194,13 +194,17 @@ def test_the_count_triggers_an_older_install_makes_again_are_dropped_by_the_next
 
 
 def test_readers_map_the_index_and_no_writer_shrinks_the_file(isolated_memory):
-    """Readers (the prompt hook, the brief) map search.db rather than read it page by page. A mapping is only safe
+    """The hooks' readers (recall, the brief) map search.db rather than read it page by page; readers that stream
+    all of it do not (their peak memory would count every page touched). A mapping is only safe
     while no writer truncates the file under it: deleting for good (merge, checkpoint) and a full reindex keep
     the same file at no smaller size."""
     store = ChunkStore(str(isolated_memory))
     ids = [store.create_chunk(f"memory number {n} about the staging database " * 20).id for n in range(60)]
-    reader = search_index.connect(store.root, readonly=True)
+    reader = search_index.connect(store.root, readonly=True, mapped=True)
     assert reader.execute("PRAGMA mmap_size").fetchone()[0] == search_index.READ_MMAP_BYTES
+    streaming = search_index.connect(store.root, readonly=True)  # the JSON pass and the like read it all: no map
+    assert streaming.execute("PRAGMA mmap_size").fetchone()[0] == 0
+    streaming.close()
     assert reader.execute("SELECT count(*) FROM chunks").fetchone()[0] == 60
     path = search_index.db_path(store.root)
     inode, size = os.stat(path).st_ino, os.path.getsize(path)

@@ -133,21 +133,25 @@ def staleness(root):
         conn.close()
 
 
-# A reader maps the file instead of copying each page it reads through a system call: the prompt hook at 100,000
-# memories 36.1 -> 33.7 ms median (bench workspace, alternated with the default). A mapping is unsafe only if a
-# writer shrinks the file under it; none does (no VACUUM, no auto_vacuum: freed pages stay in the file, reindex
-# included; `discard` unlinks it, which leaves a reader's mapping whole).
+# The hooks' readers (recall, the brief) map the file instead of copying each page they read through a system call:
+# the prompt hook at 100,000 memories 36.1 -> 33.7 ms median (bench workspace, alternated with the default). Only
+# they: a reader that streams the whole file (the JSON pass after reindex) would count every page it touched as
+# its own memory (peak RSS 83 -> 214 MB), though they are the page cache's. A mapping is unsafe only if a writer
+# shrinks the file under it; none does (no VACUUM, no auto_vacuum: freed pages stay in the file, reindex included;
+# `discard` unlinks it, which leaves a reader's mapping whole).
 READ_MMAP_BYTES = 256 * 1024 * 1024
 
 
-def connect(root, *, readonly: bool = False) -> sqlite3.Connection | None:
-    """Open the index. Read-only callers get None when it does not exist yet (nothing indexed)."""
+def connect(root, *, readonly: bool = False, mapped: bool = False) -> sqlite3.Connection | None:
+    """Open the index. Read-only callers get None when it does not exist yet (nothing indexed); `mapped`: read it
+    through a memory map (the hooks' short reads; see READ_MMAP_BYTES)."""
     path = db_path(root)
     if readonly:
         if not os.path.exists(path):
             return None
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5, isolation_level=None)
-        conn.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
+        if mapped:
+            conn.execute(f"PRAGMA mmap_size={READ_MMAP_BYTES}")
     else:
         ensure_dir(os.path.dirname(path))
         # create the file owner-only first: SQLite gives the -wal/-shm files the mode of the database file

@@ -111,7 +111,7 @@ def _gather(reader: _Reader, pool: int) -> list:
 
 
 def _connect(root):
-    conn = connect(root, readonly=True)
+    conn = connect(root, readonly=True, mapped=True)
     if conn is not None:
         conn.row_factory = sqlite3.Row
     return conn

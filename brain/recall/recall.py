@@ -251,7 +251,7 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
     if not isinstance(query, str) or not query.strip() or budget <= 0 or limit <= 0:
         return empty
     try:
-        conn = connect(root, readonly=True)
+        conn = connect(root, readonly=True, mapped=True)
     except sqlite3.Error:
         return empty
     if conn is None:

@@ -226,7 +226,7 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
     damaged = why == "damaged"  # nothing to read until the worker has rebuilt it: the HUD still shows
     rows = [] if damaged else select_for_session(root, project.id, max_sensitivity=max_sensitivity)
     total, changes = None, []
-    conn = None if damaged else connect(root, readonly=True)
+    conn = None if damaged else connect(root, readonly=True, mapped=True)
     if conn is not None:
         try:
             total = chunk_count(conn)  # a kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
