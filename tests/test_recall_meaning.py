@@ -386,6 +386,7 @@ def test_the_kind_of_value_a_question_asks_for_is_the_noun_after_which_or_what()
     assert asked("what time does the nightly export start") == ({"time"}, {"time"})
     assert asked("How long do sessions last?")[0] == {"duration"}
     assert asked("How often does the CRM sync run now?") == ({"time"}, {"often"})  # a schedule
+    assert asked("What are we waiting on before the production deploy?") == ({"todo"}, {"on"})  # open work
     assert asked("Which service runs on port 80?") == (set(), set())
     assert asked("What did the deploy time out on?") == (set(), set())
 

@@ -93,6 +93,8 @@ QUESTION_VALUES = {("left", "to"): "todo", ("next", "steps"): "todo", ("still", 
                    ("pick", "up"): "todo", ("left", "off"): "todo", ("on", "next"): "todo", ("do", "next"): "todo",
                    ("left", "unfinished"): "todo", ("still", "open"): "todo", ("open", "todos"): "todo",
                    ("open", "tasks"): "todo", ("remaining", "work"): "todo", ("outstanding", "work"): "todo",
+                   ("waiting", "on"): "todo", ("waiting", "for"): "todo", ("blocked", "on"): "todo",
+                   ("blocked", "by"): "todo",
                    ("how", "long"): "duration", ("how", "often"): "time", ("come", "from"): "url"}
 # "which/what ... <noun>": the noun naming the value asked for, the last of the nouns right after the question word
 # ("which port", "what is the url", "which Postgres version", "which host port": a port).
