@@ -504,3 +504,24 @@ def test_what_is_left_of_a_negated_verb_is_no_topic_word():
     assert "many" not in recall_mod._Prompt("How many threads does Sidekiq run?", (), recall_mod._Clock()).words
     assert "design" in recall_mod._Prompt("Which design t-shirt vendor?", (), recall_mod._Clock()).words
     assert not recall_mod._Prompt("How do I deploy a Lambda to us-east-1?", (), recall_mod._Clock()).asks_history
+
+
+def test_a_long_summary_holding_every_word_is_not_buried_by_short_notes(tmp_path, monkeypatch):
+    """FTS5 normalises BM25 by length with b = 0.75, fixed: a session's 1,500-character summary holding every word
+    of the question fell below short notes holding two of them, out of the context. Scored as if b were 0.6 for
+    memories longer than a paragraph, it is recalled."""
+    def word(n):
+        return "".join("bcdfghklmnprstvz"[int(d)] + "aeiou"[int(d) % 5] for d in f"{n:03d}")
+
+    filler = " ".join(f"The {word(i)} step reads {word(i + 40)} rows." for i in range(20))
+    s = ChunkStore(tmp_path / "mem", actor="test")
+    summary = s.create_many([spec(f"Where things stand. {filler} Hubspot export batches go through the ads loader, "
+                                  f"which retries three times. {filler}", days=20)])[0].id
+    s.create_many([spec(text, days=19 - i) for i, text in enumerate([
+        "The ads loader runs at 04:30.", "The ads loader writes parquet files.", "Retry the ads export by hand.",
+        "The loader logs to stdout.", "A retry of the nightly job needs a token.", "Hubspot sends deals as JSON.",
+        "Export batches are gzipped."])])
+    question = "How do the hubspot export batches get through the ads loader retry?"
+    assert summary in [item.id for item in ask(s, question).items]
+    monkeypatch.setattr(recall_mod, "LENGTH_B", recall_mod.FTS_B)  # FTS5's normalisation as it is
+    assert summary not in [item.id for item in ask(s, question).items]
