@@ -21,7 +21,7 @@ from brain.capture.transcript import EDIT_TOOLS
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
 from brain.util.sqlite import sqlite3
-from brain.util.text import STOPWORDS, holds_value, sentences, words
+from brain.util.text import STOPWORDS, SWITCHES, holds_value, sentences, words
 from brain.util.timestamps import normalize_timestamp
 from brain.util.values import ASSIGNED_NUMBER, WEAK_SUBJECTS, says_open_work, value_kinds
 
@@ -111,8 +111,13 @@ def _renamed_literal(old: str, new: str) -> list:
     added = [v for v in dict.fromkeys(after) if v not in before]
     if len(removed) != 1 or len(added) != 1 or old.replace(removed[0], added[0]) != new:
         return []
-    specific = [any(c in v for c in ".:/") or (len(v) >= 10 and any(c in v for c in "-_")) for v in removed + added]
-    return [(removed[0], added[0])] if all(specific) else []
+    return [(removed[0], added[0])] if _findable(removed[0]) and _findable(added[0]) else []
+
+
+def _findable(name: str) -> bool:
+    """A name specific enough to be found again: a dot, slash or colon in it, or a dash or underscore in ten
+    characters or more (not "info" or "user_1")."""
+    return any(c in name for c in ".:/") or (len(name) >= 10 and any(c in name for c in "-_"))
 
 
 def _host(url: str):
@@ -374,9 +379,8 @@ def manifest_changes(file_path: str, old: str, new: str) -> list:
 # A setting on a line of its own in a configuration file: `waitlist-enabled: true`, `topic = "orders.v1"`.
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".env", ".tfvars", ".hcl",
                     ".tf")
-_SETTING_LINE = re.compile(r"^[ \t]*(?:- )?([A-Za-z_][\w.-]{1,80})[ \t]*(?:=|:(?=[ \t]))[ \t]*[\"']?([^\s\"'#]{1,120})[\"']?[ \t]*"
-                           r"(?:#[^\n]*)?\r?$", re.MULTILINE)
-_SWITCHES = frozenset("true false yes no on off enabled disabled".split())
+_SETTING_LINE = re.compile(r"^[ \t]*(?:- )?([A-Za-z_][\w.-]{1,80})[ \t]*(?:=|:(?=[ \t]))[ \t]*"
+                           r"[\"']?([^\s\"'#]{1,120})[\"']?[ \t]*(?:#[^\n]*)?\r?$", re.MULTILINE)
 
 
 def _settings(text: str) -> dict:
@@ -391,10 +395,9 @@ def _specific_name(name: str) -> bool:
 
 
 def _specific_word(value: str) -> bool:
-    """A value a person would look for again: a switch (true, off), or a name with a dot, slash or colon in it, or
-    a dash or underscore in ten characters or more (not "info" or "user_1"; numbers are read elsewhere)."""
-    return value.lower() in _SWITCHES or (not value.replace(".", "").isdigit() and (
-        any(c in value for c in ".:/") or (len(value) >= 10 and any(c in value for c in "-_"))))
+    """A value a person would look for again: a switch (true, off), or a findable name (numbers are read
+    elsewhere)."""
+    return value.lower() in SWITCHES or (not value.replace(".", "").isdigit() and _findable(value))
 
 
 def config_changes(file_path: str, old: str, new: str) -> list:
@@ -408,9 +411,9 @@ def config_changes(file_path: str, old: str, new: str) -> list:
     pairs = []
     for name, value in before.items():
         if name in after and after[name] != value and _specific_word(value) and _specific_word(after[name]) \
-                and (value.lower() not in _SWITCHES or _specific_name(name)):
+                and (value.lower() not in SWITCHES or _specific_name(name)):
             pairs.append((f"{name} = {value}", f"{name} = {after[name]}"))
-            if value.lower() not in _SWITCHES:  # a renamed topic is also found by its names alone
+            if value.lower() not in SWITCHES:  # a renamed topic is also found by its names alone
                 pairs.append((value, after[name]))
     return pairs
 

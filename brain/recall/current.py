@@ -7,9 +7,7 @@ sentence of its memory that states the new value (the memory's words, not a clai
 and the day. A change a later one replaced again (the same setting, or a later change from the value it set) is
 left out: the later one is shown. Stdlib only: it runs when SessionStart computes a brief.
 """
-from brain.util.text import clip, holds_value, sentences
-
-SWITCHES = frozenset("true false yes no on off enabled disabled".split())  # too plain to be quoted by themselves
+from brain.util.text import SWITCHES, clip, holds_value, sentences
 
 CURRENT_MAX = 8  # changes shown, newest first
 CHANGES_READ = 200  # newest changes looked at
@@ -32,7 +30,8 @@ def _stating(content: str, values) -> str:
     "the topic is pinecone.reminders.v1"), in order; the first sentence when none does."""
     parts = sentences(content)
     bare = [value.partition(" = ")[2] for value in values if " = " in value]
-    for group in (values, [value for value in bare if len(value) >= 4 and value.lower() not in SWITCHES]):
+    plain = SWITCHES  # "true" alone is found in any sentence
+    for group in (values, [value for value in bare if len(value) >= 4 and value.lower() not in plain]):
         chosen = [part for part in parts if any(holds_value(part, value) for value in group)]
         if chosen:
             return " ".join(chosen)

@@ -497,7 +497,7 @@ def _changes_behind(conn, ranked, scores, changes, prompt) -> dict:
 
 def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     """(scored candidates best first, how many were considered). Each candidate: (score, row, why)."""
-    total = chunk_count(conn)  # a trigger-kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
+    total = chunk_count(conn)  # a kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
     if not total:
         return [], 0
     text, matched, idf, common = _text_scores(conn, prompt.words, total)

@@ -189,6 +189,9 @@ def value_span(text: str, value: str):
     return None
 
 
+SWITCHES = frozenset("true false yes no on off enabled disabled".split())  # the values a switch takes
+
+
 SETTING_REACH = 40  # characters between a setting's name and its value in prose, in one sentence...
 SETTING_GAP_WORDS = 4  # ...with at most this many words between them, and no other number in the sentence
 

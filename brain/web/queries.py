@@ -218,7 +218,7 @@ def links_to(root, chunk_id: str) -> list:
 
 
 def totals(root) -> dict:
-    """Counts shown above the list: indexed chunks (a trigger-kept row), pinned (a partial index), projects."""
+    """Counts shown above the list: indexed chunks (a kept row), pinned (a partial index), projects."""
     with reading(root) as conn:
         if conn is None:
             return {"chunks": 0, "pinned": 0, "projects": []}
