@@ -21,9 +21,9 @@ from brain.util.files import FILE_MODE, ensure_dir
 from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "8"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
+SCHEMA_VERSION = "9"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
 # replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, arrived, epoch and generation;
-# 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place)
+# 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place); 9: parts
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -57,11 +57,12 @@ CREATE TABLE IF NOT EXISTS chunks(
   when_note TEXT NOT NULL DEFAULT '',
   when_spans TEXT NOT NULL DEFAULT '',
   value_kinds TEXT NOT NULL DEFAULT '',
+  parts TEXT NOT NULL DEFAULT '',  -- the words inside camelCase names (index/identifiers.py), searched with content
   content TEXT NOT NULL,
   jmeta TEXT NOT NULL DEFAULT ''  -- last: rows are read up to content, and a long row's tail spills to overflow pages
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-  content, tags, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
+  content, tags, parts, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
 -- Value changes a turn made (chunk metadata.extra.changes): older memories holding `old` state a replaced value.
@@ -100,8 +101,8 @@ _SCHEMA = _TABLES + _INDEXES
 
 _COLUMNS = ("id", "created", "type", "kind", "role", "project", "scope", "conversation_id", "confidence", "importance",
             "pinned", "status", "replaced_at", "sensitivity", "category", "tokens", "access_count", "last_accessed",
-            "updated", "arrived", "tags", "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds", "content",
-            "jmeta")
+            "updated", "arrived", "tags", "files", "path", "mtime_ns", "chash", "when_note", "when_spans", "value_kinds",
+            "parts", "content", "jmeta")
 
 
 def db_path(root) -> str:
@@ -355,7 +356,7 @@ def row_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
         md.get("arrived"),
         " ".join(chunk.get("tags") or ()), "\n".join(md.get("files") or ()), path, mtime_ns,
         content_hash(chunk["content"]), *_when(chunk["content"], md["created"]), _value_kinds(chunk["content"]),
-        chunk["content"], _metadata_entry(chunk, path),
+        _identifier_parts(chunk["content"]), chunk["content"], _metadata_entry(chunk, path),
     )
 
 
@@ -381,15 +382,21 @@ def _value_kinds(content: str) -> str:
     return coarse_kinds(content)
 
 
+def _identifier_parts(content: str) -> str:
+    from brain.index.identifiers import identifier_parts  # re: writers only, never the prompt hook
+
+    return identifier_parts(content)
+
+
 def content_hash(text: str) -> str:
     """Identity of a memory's words for write-time dedup: case and whitespace do not make a new memory."""
     return sha1(" ".join(text.lower().split()).encode("utf-8")).hexdigest()
 
 
 def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
-    row = conn.execute("SELECT rowid, content, tags FROM chunks WHERE id=?", (chunk_id,)).fetchone()
+    row = conn.execute("SELECT rowid, content, tags, parts FROM chunks WHERE id=?", (chunk_id,)).fetchone()
     if row:
-        conn.execute("INSERT INTO fts(fts, rowid, content, tags) VALUES('delete', ?, ?, ?)", row)
+        conn.execute("INSERT INTO fts(fts, rowid, content, tags, parts) VALUES('delete', ?, ?, ?, ?)", row)
         conn.execute("DELETE FROM chunks WHERE rowid=?", (row[0],))
         conn.execute("UPDATE counts SET value = value - 1 WHERE name = 'chunks'")
     conn.execute("DELETE FROM links WHERE src=?", (chunk_id,))
@@ -399,7 +406,7 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
 
 
 _INSERT = f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})"
-_ID, _CREATED, _CONTENT, _FILES = (_COLUMNS.index(c) for c in ("id", "created", "content", "files"))
+_ID, _CREATED, _CONTENT, _FILES, _PARTS = (_COLUMNS.index(c) for c in ("id", "created", "content", "files", "parts"))
 
 
 def item_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
@@ -438,8 +445,9 @@ def insert_many(conn: sqlite3.Connection, items: list) -> None:
     conn.executemany(_INSERT, [row for row, _, _, _ in items])
     first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(items) + 1
     conn.execute("UPDATE counts SET value = value + ? WHERE name = 'chunks'", (len(items),))
-    conn.executemany("INSERT INTO fts(rowid, content, tags) VALUES(?, ?, ?)",
-                     [(first + i, row[_CONTENT], " ".join(tags)) for i, (row, tags, _, _) in enumerate(items)])
+    conn.executemany("INSERT INTO fts(rowid, content, tags, parts) VALUES(?, ?, ?, ?)",
+                     [(first + i, row[_CONTENT], " ".join(tags), row[_PARTS])
+                      for i, (row, tags, _, _) in enumerate(items)])
     conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
                      [link for _, _, links, _ in items for link in links])
     conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
