@@ -6,7 +6,7 @@ words in a column of their own (search_index `parts`), found by the same full-te
 """
 import re
 
-_IDENTIFIER = re.compile(r"(?<!\w)[A-Za-z][a-z0-9]*(?:[A-Z][A-Za-z0-9]*)+|(?<!\w)[a-z]+[A-Z][A-Za-z0-9]*")
+_IDENTIFIER = re.compile(r"(?<!\w)[A-Za-z][a-z0-9]*(?:[A-Z][A-Za-z0-9]*)+")  # a capital after the first letter
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+")
 
 
@@ -14,7 +14,7 @@ def identifier_parts(text: str) -> str:
     """The parts (two letters or more) of each mixed-case identifier in `text`, each once, space-separated."""
     seen = {}
     for name in _IDENTIFIER.findall(text):
-        if name.isupper() or name[1:].islower():  # "HTTP", "Redis": one word, not an identifier of several
+        if name.isupper():  # "HTTP", "AWS": one word, not an identifier of several
             continue
         for part in _PART.findall(name):
             if len(part) > 1:
