@@ -282,3 +282,126 @@ def test_a_batch_falls_back_to_an_fsync_a_file_where_syncfs_cannot_be_trusted(tm
         made = store.create_many([dict(content=f"Bulk memory {i}") for i in range(files.BatchWriter.SYNCFS_MIN)],
                                  bulk=True)
         assert len(made) == files.BatchWriter.SYNCFS_MIN and len(fsynced) >= len(made)
+
+
+# ---------------------------------------------------------------- the helper process of a long batch
+def _chunk_files(root: Path) -> dict:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted((root / "chunks").rglob("*.json"))}
+
+
+def test_a_long_batch_s_files_are_written_by_the_helper_exactly_as_the_writer_would(tmp_path, monkeypatch):
+    """Past HELPER_AFTER files a batch hands its files to a helper process: the same bytes as a batch written
+    without one, each file's own mtime in the index, no temp file left, and the helper gone."""
+    from brain.index import search_index
+    from brain.util import files
+
+    started, real_start = [], files._start_helper
+    monkeypatch.setattr(files, "_start_helper", lambda: started.append(real_start()) or started[-1])
+    specs = [dict(content=f"Bulk memory {i} about the ledger's nightly export", tags=["ledger", f"t{i % 7}"],
+                  created=f"2026-0{1 + i % 3}-11T10:{i % 60:02d}:00Z", key=f"helper-test:{i}") for i in range(300)]
+    written = {}
+    for helper_after in (None, 20):
+        monkeypatch.setattr(files.BatchWriter, "HELPER_AFTER", helper_after)
+        store = ChunkStore(tmp_path / f"memory-{helper_after}")
+        assert len(store.create_many([dict(s) for s in specs], bulk=True)) == 300
+        written[helper_after] = _chunk_files(store.root)
+        conn = search_index.connect(store.root, readonly=True)
+        indexed = dict(conn.execute("SELECT path, mtime_ns FROM chunks"))
+        conn.close()
+        assert indexed == {p: os.stat(store.root / p).st_mtime_ns for p in written[helper_after]}
+        assert not list((store.root / "chunks").rglob(".tmp-*"))
+    if len(os.sched_getaffinity(0)) < 2:
+        assert started == [False]  # one CPU: the writer writes every file itself
+    else:
+        assert len(started) == 1 and started[0].returncode == 0
+    assert len(written[None]) == 300 and written[20] == written[None]
+
+
+def test_a_helper_that_dies_fails_the_batch_and_leaves_nothing(tmp_path, monkeypatch):
+    """A helper that stops reading halfway (killed, out of memory): the batch raises StoreUnwritable, no chunk file
+    of it stays on disk, and the store takes the next write."""
+    from brain.util import files
+    from brain.util.errors import StoreUnwritable
+
+    def dying_helper():
+        return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.buffer.read(5000); sys.exit(3)"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=1 << 16)
+
+    monkeypatch.setattr(files.BatchWriter, "HELPER_AFTER", 10)
+    monkeypatch.setattr(files, "_start_helper", dying_helper)
+    store = ChunkStore(tmp_path / "memory")
+    with pytest.raises(StoreUnwritable, match="nothing was saved"):
+        store.create_many([dict(content=f"Doomed bulk memory {i}") for i in range(200)], bulk=True)
+    assert _chunk_files(store.root) == {} and not list((store.root / "chunks").rglob(".tmp-*"))
+    monkeypatch.setattr(files.BatchWriter, "HELPER_AFTER", None)
+    made = store.create_many([dict(content=f"Bulk memory {i}") for i in range(20)], bulk=True)
+    report = check_store(store)
+    assert len(_chunk_files(store.root)) == 20 and len(made) == 20 and report.ok, [p.to_dict() for p in report.problems]
+
+
+def test_the_helper_stops_at_its_first_error_and_reads_on(tmp_path):
+    """The helper's own loop: a file it cannot write is the batch's error, nothing after it is written, and the
+    rest of its input is read so that the writer never blocks on a full pipe. Input that ends inside a frame (the
+    writer died while sending it) is not written at all."""
+    import io
+
+    from brain.util.file_helper import serve
+
+    cut = str(tmp_path / "cut.json").encode()
+    helper = subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(REPO)!r}); "
+                             f"from brain.util.file_helper import serve; serve({os.getpid()}, sys.stdin.buffer, "
+                             "sys.stdout)"], input=b"%d 100\n%s{\"half" % (len(cut), cut), capture_output=True)
+    assert helper.returncode == 1 and helper.stdout == b"" and not (tmp_path / "cut.json").exists()
+
+    frames = b""
+    for path in (tmp_path / "a.json", tmp_path / "missing" / "b.json", tmp_path / "c.json"):
+        name = str(path).encode()
+        frames += b"%d %d\n%s%s" % (len(name), 3, name, b"{}\n")
+    source, answer = io.BytesIO(frames), io.StringIO()
+    serve(os.getppid(), source, answer)
+    reply = json.loads(answer.getvalue())
+    assert [p for p, _ in reply["mtimes"]] == [str(tmp_path / "a.json")]
+    assert reply["error"]["path"] == str(tmp_path / "missing" / "b.json") and reply["error"]["errno"] == 2
+    assert source.read() == b"" and sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
+    assert (tmp_path / "a.json").read_bytes() == b"{}\n" and not (tmp_path / "c.json").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+                    reason="the helper runs on a second CPU; PR_SET_PDEATHSIG is Linux's")
+def test_the_helper_dies_with_its_writer(tmp_path):
+    """kill -9 of a writer in the middle of a long batch: its helper is gone at once (another writer may take the
+    lock the same instant), nothing is written after the death, and the next write indexes what is on disk."""
+    root = tmp_path / "memory"
+    code = (f"import sys; sys.path.insert(0, {str(REPO)!r}); from brain.store.chunk_store import ChunkStore; "
+            f"ChunkStore({str(root)!r}).create_many([dict(content=f'Bulk memory {{i}} of a long batch') "
+            "for i in range(20000)], bulk=True)")
+    writer = subprocess.Popen([sys.executable, "-c", code])
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(list((root / "chunks").rglob("*.json"))) < 400:
+        time.sleep(0.02)
+    helpers = [p for p in os.listdir("/proc") if p.isdigit() and _cmdline(p).endswith(f"main({writer.pid})")]
+    assert helpers, "no helper process was running"
+    writer.kill()
+    writer.wait()
+    time.sleep(0.3)
+    assert not [p for p in helpers if _cmdline(p)], "the helper outlived its writer"
+    on_disk = _chunk_files(root)
+    time.sleep(0.5)
+    assert _chunk_files(root) == on_disk
+    store = ChunkStore(root)
+    store.create_chunk("After the crash")
+    report = check_store(store)
+    assert report.ok, [p.to_dict() for p in report.problems]
+    from brain.index import search_index
+
+    conn = search_index.connect(root, readonly=True)
+    indexed = {path for (path,) in conn.execute("SELECT path FROM chunks")}
+    conn.close()
+    assert indexed == set(_chunk_files(root)) and len(indexed) == len(on_disk) + 1
+
+
+def _cmdline(pid: str) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""

@@ -7,7 +7,7 @@ import pytest
 from conftest import SHARED_TRANSCRIPTS
 
 from brain.capture.transcript import clean_text, parse_transcript
-from brain.util.timestamps import timestamp_or_none
+from brain.util.timestamps import normalize_timestamp, timestamp_or_none
 
 SHARED = SHARED_TRANSCRIPTS
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "transcripts"
@@ -167,9 +167,15 @@ def test_clean_text_tolerates_non_strings_and_lone_surrogates():
     (1749895200, "2025-06-14T10:00:00Z"),
     (1749895200000, "2025-06-14T10:00:00Z"),
     ("yesterday", None), ("2025-13-45T10:00:00Z", None), (None, None), (True, None), ([1], None),
+    # the stored form is taken as it is only when it is a real time written in ASCII digits
+    ("2024-02-29T23:59:59Z", "2024-02-29T23:59:59Z"), ("2025-02-29T10:00:00Z", None),
+    ("2025-06-14T24:00:00Z", None), ("0000-06-14T10:00:00Z", None),
+    ("\uff12025-06-14T10:00:00Z", "2025-06-14T10:00:00Z"), ("2025-06-14T10:00:0\uff13Z", "2025-06-14T10:00:03Z"),
 ])
 def test_normalize_timestamp(value, expected):
     assert timestamp_or_none(value, millis=True) == expected
+    if expected is not None:
+        assert normalize_timestamp(value) == expected[:19] + "Z"
 
 
 # --- incremental reading -----------------------------------------------------------------------------------------

@@ -211,7 +211,7 @@ class ChunkStore:
                 chunk["links"]["follows"].append(previous)
             if auto_link:  # adds only ids the store made itself: validated above
                 _auto_link(chunk, session.conn, rows_of=session.tag_rows)
-            session.add(stamp_arrival(chunk, now))
+            session.add(stamp_arrival(chunk, now), clean=True)
             created.append(Chunk.from_dict(chunk))
             previous = chunk["id"]
         return created

@@ -7,6 +7,7 @@ Chunks added earlier in the same write session are already in the index (same tr
 among itself too.
 """
 from collections import Counter  # (loaded already on every write path: logging imports it)
+from heapq import nlargest
 from itertools import chain
 
 from brain.util.timestamps import epoch_seconds
@@ -50,7 +51,7 @@ def related_by_tags(conn, tags, chunk_id: str, exclude, rows_of=None) -> list:
     ids = list(created)
     shared = list(map(Counter(chain.from_iterable(usable)).__getitem__, ids))
     # (tags shared, created, id), all descending: SQL's ORDER BY count(*) DESC, max(created) DESC, id DESC
-    return [cid for _, _, cid in sorted(zip(shared, map(created.__getitem__, ids), ids), reverse=True)[:MAX_RELATED]]
+    return [cid for _, _, cid in nlargest(MAX_RELATED, zip(shared, map(created.__getitem__, ids), ids))]
 
 
 def count_tag_rows(rows_of: dict, tags, created: str, chunk_id: str) -> None:

@@ -205,7 +205,7 @@ class WriteSession:
         return referrers(self.conn, self.layout, target)
 
     # mutations -----------------------------------------------------------
-    def _put(self, data: dict, *, new: bool) -> tuple:
+    def _put(self, data: dict, *, new: bool, clean: bool = False) -> tuple:
         """Write the chunk file: (path relative to the root, its mtime, or 0 when the batch writer has it and the
         commit records it)."""
         path, _, rel = self._files(data["id"])
@@ -218,7 +218,7 @@ class WriteSession:
         self.saved.append(data["id"])
         if self.batch is not None:
             self.pending[path] = data
-            self.batch.write(path, data, chunk_text)  # redacts data in place: indexed as written
+            self.batch.write(path, data, chunk_text, clean=clean)  # redacts data in place: indexed as written
             return rel, 0
         try:
             atomic_write_encoded(path, data, chunk_text)  # redacts data in place: indexed as written
@@ -232,9 +232,9 @@ class WriteSession:
         self._index(search_index.upsert, data, rel, mtime)
         self.tag_rows.clear()  # its tags may have changed: read again when next asked
 
-    def add(self, data: dict) -> None:
+    def add(self, data: dict, *, clean: bool = False) -> None:
         """Write a chunk whose id is free (the caller checked) and index it."""
-        rel, mtime = self._put(data, new=True)
+        rel, mtime = self._put(data, new=True, clean=clean)
         self._index(search_index.insert, data, rel, mtime)
         count_tag_rows(self.tag_rows, data.get("tags") or (), data["metadata"]["created"], data["id"])
         self.added.append(data)

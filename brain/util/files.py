@@ -7,7 +7,9 @@ Three promises hold for every call here, so no caller has to remember them:
   say in their names that they do not redact: `derived_stream`, for index files rebuilt from chunk files that
   were redacted when written, and `write_user_text`/`write_user_json`, for files that belong to the person (Claude
   Code's settings, a project's .rlm-mem.json, an export they asked for), where an API key they keep must stay.
-  tests/test_trust.py checks who calls those two and that no other module opens a file for writing.
+  One caller may say a value is clean already: the bulk path writes a chunk `store/build` has just redacted at
+  every depth without walking it again (`clean=True`, ChunkStore.create_many only).
+  tests/test_trust.py checks who calls those, and that no other module opens a file for writing.
 - Nothing is written through a symbolic link inside a memory root. A path under one of the root's folders
   (STORE_FOLDERS) or one of its files (STORE_FILES) may not pass through a link below the root, and appends open
   with O_NOFOLLOW: a link there (a committed `audit/2026-02.jsonl -> ~/.bashrc`) is StoreUnwritable, never
@@ -199,31 +201,46 @@ class BatchWriter:
     where syncfs cannot be trusted (see _syncfs). A crash before `finish` can leave a renamed file empty, as a
     per-file fsync after the rename would; nothing of the batch was reported saved, and the store's next write
     re-indexes what is on disk.
-    Values are redacted in the caller's thread, in place, like atomic_write_encoded's."""
+    A long batch (more than HELPER_AFTER files) on a machine with a second CPU hands the rest of its files to a
+    helper process (brain/util/file_helper.py), which creates them while the caller indexes the next chunk.
+    Values are redacted in the caller's thread, in place, like atomic_write_encoded's, unless the caller says
+    (`clean`) that it redacted every string of the value itself."""
 
     SYNCFS_MIN = 64
     THREADS = 8
+    HELPER_AFTER = 128  # None: never
 
     def __init__(self):
         self._mtimes = {}  # path -> mtime (ns) of each file written
         self._folders = set()
         self._error = None  # the first OSError: finish raises it (the session then removes what it wrote)
+        self._helper = None  # the helper process, once started
+        self._sent = 0
 
-    def write(self, path, value, encode) -> None:
-        """Write `encode(value)` (bytes) to `path`, `value` redacted first; durable only after `finish`."""
+    def write(self, path, value, encode, *, clean: bool = False) -> None:
+        """Write `encode(value)` (bytes) to `path`, `value` redacted first unless `clean`; durable only after
+        `finish`."""
         path = os.fspath(path)
-        data = encode(redacted(value))
+        data = encode(value if clean else redacted(value))
         if self._error is not None:
             return
         folder = os.path.dirname(path) or "."
         try:  # each folder checked for links once a batch
-            self._mtimes[path] = _write_undurably(path, data, folder in self._folders)
+            if self._helper is None and len(self._mtimes) == self.HELPER_AFTER:
+                self._helper = _start_helper()
+            if self._helper and folder in self._folders:
+                name = path.encode("utf-8", "surrogateescape")
+                self._helper.stdin.write(b"%d %d\n%s%s" % (len(name), len(data), name, data))
+                self._sent += 1
+            else:
+                self._mtimes[path] = _write_undurably(path, data, folder in self._folders)
         except OSError as exc:
             self._error = exc
         self._folders.add(folder)
 
     def finish(self) -> dict:
         """Wait until every file and its folder is on disk; path -> mtime (ns). The first OSError is raised."""
+        self._mtimes.update(self._stop_helper())
         if self._error is not None:
             raise self._error
         if not self._mtimes:
@@ -238,8 +255,53 @@ class BatchWriter:
         return dict(self._mtimes)
 
     def close(self) -> None:
-        """Forget the batch (it failed, or is finished): nothing runs beside the caller."""
+        """Forget the batch (it failed, or is finished); the helper, if any, has written all it was given (the
+        caller may remove the batch's files next)."""
+        self._stop_helper()
         self._mtimes, self._folders = {}, set()
+
+    def _stop_helper(self) -> dict:
+        """End the helper's input and wait for its answer: path -> mtime of what it wrote (its error, or a helper
+        that died, becomes the batch's error)."""
+        helper, self._helper = self._helper, False  # (False: not started again for this batch)
+        if not helper:
+            return {}
+        answer = b""
+        try:
+            helper.stdin.close()
+            answer = helper.stdout.read()
+        except OSError:
+            pass
+        finally:
+            helper.stdout.close()
+        code = helper.wait()
+        try:
+            reply = fastjson.loads(answer)
+            written, error = reply["mtimes"], reply["error"]
+        except (ValueError, KeyError, TypeError):
+            written, error = [], {"errno": None, "message": f"the file helper ended with status {code}", "path": None}
+        if error is not None and self._error is None:
+            self._error = OSError(error["errno"], error["message"], error["path"])
+        elif self._error is None and len(written) != self._sent:
+            self._error = OSError(None, f"the file helper wrote {len(written)} of {self._sent} files")
+        return dict(written)
+
+
+def _start_helper():
+    """The helper process for the rest of a long batch, or False: one CPU only, or it cannot start."""
+    try:
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+        if cpus < 2 or not sys.executable:
+            return False
+        import subprocess  # batch writers only, never a hook
+
+        bundle = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        code = (f"import sys; sys.path.insert(0, {bundle!r}); from brain.util.file_helper import main; "
+                f"main({os.getpid()})")
+        return subprocess.Popen([sys.executable, "-I", "-S", "-c", code], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=1 << 16)
+    except OSError:
+        return False
 
 
 def _write_undurably(path: str, data: bytes, checked: bool = False) -> int:
