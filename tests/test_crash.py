@@ -50,9 +50,10 @@ while True:
                                    conversation_id=f"conv-{rng.randrange(2)}", tags=["shared", rng.choice(WORDS)])
         say("C", chunk.id)
         state[chunk.id] = "live"
-    elif r < 0.6:  # more than 8 specs: the bulk path (no per-file fsync, one sync before the commit)
+    elif r < 0.6:  # more than 8 specs: the bulk path (no per-file fsync, one sync before the commit); one in five
+        # long enough for the helper process to create its last files (BatchWriter.HELPER_AFTER)
         specs = [dict(content=f"writer {wid} batch {i}.{j} on {rng.choice(WORDS)}", conversation_id="conv-0",
-                      tags=["shared", "batch"]) for j in range(10)]
+                      tags=["shared", "batch"]) for j in range(10 if rng.random() < 0.8 else 160)]
         for chunk in store.create_many(specs):
             say("C", chunk.id)
             state[chunk.id] = "live"
@@ -194,6 +195,7 @@ def test_kill_nine_rounds(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # 40 rounds of four writers: about four minutes here, past the default 120 s a test
 def test_kill_nine_many_rounds(tmp_path, request):
     if not slow_enabled(request.config):
         pytest.skip("long variant: run with -m slow or RLM_MEM_SLOW=1")
