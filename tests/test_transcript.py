@@ -171,6 +171,7 @@ def test_clean_text_tolerates_non_strings_and_lone_surrogates():
     ("2024-02-29T23:59:59Z", "2024-02-29T23:59:59Z"), ("2025-02-29T10:00:00Z", None),
     ("2025-06-14T24:00:00Z", None), ("0000-06-14T10:00:00Z", None),
     ("\uff12025-06-14T10:00:00Z", "2025-06-14T10:00:00Z"), ("2025-06-14T10:00:0\uff13Z", "2025-06-14T10:00:03Z"),
+    ("2025-06-14T10:00.5ZZ", None), ("2025-06-14T10:00+0Z", None),
 ])
 def test_normalize_timestamp(value, expected):
     assert timestamp_or_none(value, millis=True) == expected

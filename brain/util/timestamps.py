@@ -111,9 +111,11 @@ def _format(dt, millis: bool) -> str:
 
 def _stored_form(value) -> bool:
     """Whether `value` is already a valid time in the stored form (a bulk import reads thousands: datetime's
-    parse and strftime cost ~10 us each)."""
-    return type(value) is str and len(value) == 20 and value.isascii() and value[10] == "T" and value[19] == "Z" \
-        and epoch_seconds(value) is not None
+    parse and strftime cost ~10 us each). Every separator is checked here, so that epoch_seconds reads the digits
+    itself (its fallback to parse_timestamp would accept other forms, "…T03:10.5ZZ" among them)."""
+    return (type(value) is str and len(value) == 20 and value.isascii() and value[4] == value[7] == "-"
+            and value[10] == "T" and value[13] == value[16] == ":" and value[19] == "Z"
+            and epoch_seconds(value) is not None)
 
 
 def normalize_timestamp(value, *, millis: bool = False) -> str:
