@@ -407,3 +407,53 @@ def _cmdline(pid: str) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
     except OSError:
         return ""
+
+
+def _children(pid: int) -> list:
+    """Pids of the live (not zombie) processes whose parent is `pid`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+                    reason="a rebuild parses in other processes only with a second CPU; /proc is Linux's")
+def test_a_killed_rebuild_leaves_no_parsing_process_behind(tmp_path):
+    """kill -9 of a process rebuilding a large store: its parsing processes (forked, waiting on the rebuild's
+    queue) die with it instead of waiting for ever."""
+    from brain.store import chunk_store
+
+    root = tmp_path / "memory"
+    ChunkStore(root).create_many([dict(content=f"Memory {i} of a store large enough to parse in parallel")
+                                  for i in range(chunk_store.PARALLEL_FROM + 500)], bulk=True)
+    code = (f"import sys; sys.path.insert(0, {str(REPO)!r}); from brain.store.chunk_store import ChunkStore; "
+            f"store = ChunkStore({str(root)!r})\nwhile True: store.reindex()")
+    rebuild = subprocess.Popen([sys.executable, "-c", code])
+    deadline, parsers = time.monotonic() + 60, []
+    while time.monotonic() < deadline and len(parsers) < 2:
+        parsers = _children(rebuild.pid)
+        time.sleep(0.01)
+    assert len(parsers) >= 2, "the rebuild never parsed in other processes"
+    rebuild.kill()
+    rebuild.wait()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and any(_alive(p) for p in parsers):
+        time.sleep(0.05)
+    left = [p for p in parsers if _alive(p)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)  # (so that a failure leaves nothing running either)
+    assert not left, f"{len(left)} parsing process(es) outlived the rebuild"

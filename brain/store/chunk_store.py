@@ -557,8 +557,12 @@ def _parsed_batches(layout, total: int):
             yield _parse_entries(layout.root, window)
         return
     # fork: the parsing processes start as copies of this one (nothing to import again, and never the caller's
-    # __main__, which "spawn" would run again); the library runs no thread of its own here
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+    # __main__, which "spawn" would run again); the library runs no thread of its own here. They die with this
+    # process: a parser left waiting on the queue of a killed rebuild would wait for ever.
+    from brain.util.lifetime import die_with  # large rebuilds only (it loads ctypes)
+
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=die_with,
+                             initargs=(os.getpid(),)) as pool:
         running = collections.deque()
         for window in windows:
             running.append(pool.submit(_parse_entries, layout.root, window))

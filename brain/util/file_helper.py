@@ -6,7 +6,7 @@ process while it goes on with the next chunk (bench/README.md). The helper write
 would itself (files._write_undurably: a temp file, os.replace, no fsync) and, at the end of its input, answers
 with one JSON line: the mtime of every file it wrote and the first error. After an error it writes nothing more
 but reads on, so that the writer never blocks; BatchWriter.finish raises the error and the write session removes
-the batch's new files. It dies with the writer (_die_with). Started by BatchWriter with `python -I -S` and the
+the batch's new files. It dies with the writer (brain/util/lifetime.py). Started by BatchWriter with `python -I -S` and the
 bundle's folder on sys.path: stdlib and brain.util only.
 
 Input, one frame a file: b"<path length> <data length>\\n", the path (UTF-8, surrogateescape), the data.
@@ -16,16 +16,12 @@ import os
 import sys
 
 from brain.util.files import _write_undurably
-
-try:
-    import ctypes  # for prctl (Linux)
-except ImportError:  # a Python built without it: the per-file check alone
-    ctypes = None
+from brain.util.lifetime import die_with
 
 
 def main(parent: int) -> None:
     """The helper process: `parent` is the writer's pid."""
-    _die_with(parent)
+    die_with(parent)
     serve(parent, sys.stdin.buffer, sys.stdout)
 
 
@@ -53,15 +49,3 @@ def serve(parent: int, source, answer) -> None:
     answer.write(json.dumps({"mtimes": mtimes, "error": error}, ensure_ascii=True) + "\n")
     answer.flush()
 
-
-def _die_with(parent: int) -> None:
-    """The helper never outlives its writer: once the writer dies, another may take the store lock, sync the
-    folders and commit, and a file written after that would not be indexed. On Linux the kernel kills the helper
-    with its writer (PR_SET_PDEATHSIG); elsewhere it stops at the next file (the parent pid changes)."""
-    if ctypes is not None and sys.platform.startswith("linux"):
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, 9)  # PR_SET_PDEATHSIG, SIGKILL
-        except Exception:  # noqa: BLE001 - no prctl in this libc: the per-file check alone
-            pass
-    if os.getppid() != parent:  # died before the line above took effect
-        os._exit(1)
