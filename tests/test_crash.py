@@ -457,3 +457,22 @@ def test_a_killed_rebuild_leaves_no_parsing_process_behind(tmp_path):
     for pid in left:
         os.kill(pid, signal.SIGKILL)  # (so that a failure leaves nothing running either)
     assert not left, f"{len(left)} parsing process(es) outlived the rebuild"
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the helper runs on a second CPU")
+def test_the_helper_writes_no_bytecode_into_an_installed_copy(tmp_path):
+    """An installed plugin's copy gets no bytecode written in it (hooks and the worker keep it under the cache
+    folder, sys.pycache_prefix): the helper process of a long batch keeps its own there too."""
+    import shutil
+
+    bundle, cache = tmp_path / "plugin-copy", tmp_path / "cache"
+    for folder in ("brain", "schemas"):
+        shutil.copytree(REPO / folder, bundle / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    code = (f"import sys; sys.path.insert(0, {str(bundle)!r}); from brain.store.chunk_store import ChunkStore; "
+            f"ChunkStore({str(tmp_path / 'memory')!r}).create_many([dict(content=f'Bulk memory {{i}}') "
+            "for i in range(300)], bulk=True)")
+    subprocess.run([sys.executable, "-I", "-X", f"pycache_prefix={cache}", "-c", code], check=True,
+                   env=dict(os.environ, PYTHONPATH=""))
+    assert len(list((tmp_path / "memory" / "chunks").rglob("chunk-*.json"))) == 300
+    assert not list(bundle.rglob("__pycache__")) and not list(bundle.rglob("*.pyc"))
+    assert list(cache.rglob("file_helper*.pyc")), "the helper did not run, or kept no bytecode"

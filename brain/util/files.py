@@ -298,7 +298,10 @@ def _start_helper():
         bundle = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         code = (f"import sys; sys.path.insert(0, {bundle!r}); from brain.util.file_helper import main; "
                 f"main({os.getpid()})")
-        return subprocess.Popen([sys.executable, "-I", "-S", "-c", code], stdin=subprocess.PIPE,
+        # bytecode where this process keeps it: none in an installed plugin's copy (brain/context/dependencies.py)
+        options = (["-X", f"pycache_prefix={sys.pycache_prefix}"] if sys.pycache_prefix
+                   else ["-B"] if sys.dont_write_bytecode else [])
+        return subprocess.Popen([sys.executable, "-I", "-S", *options, "-c", code], stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=1 << 16)
     except OSError:
         return False
