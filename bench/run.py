@@ -455,9 +455,23 @@ def import_has_jsonl(env: dict) -> bool:
     return sample.code == 0 and "jsonl" in sample.stdout
 
 
+def file_creation_ms(folder: Path, files: int = 400) -> float:
+    """What creating a small file costs right now (ms, wall): the file system's own state moves the write rates (see
+    bench/README: after a large deletion, ext4 without a journal pays up to 20 times more a file for minutes). The
+    files stay until the run's workspaces are removed."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data, start = b"x" * 1000, time.perf_counter()
+    for i in range(files):
+        fd = os.open(folder / f"probe-{i}", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        os.write(fd, data)
+        os.close(fd)
+    return (time.perf_counter() - start) * 1000 / files
+
+
 def measure_import(ws: Workspace, records: int, shared: Path) -> dict:
     """Bulk import throughput through `rlm-mem import --format jsonl` (wall time, CLI start included); without it,
-    through ChunkStore.create_many in process."""
+    through ChunkStore.create_many in process. With what creating a file cost just before."""
+    probe_ms = file_creation_ms(ws.work / "file-probe")
     source = shared / f"import-{records}.jsonl"
     if not source.exists():
         with open(source, "w", encoding="utf-8") as fh:
@@ -486,6 +500,7 @@ def measure_import(ws: Workspace, records: int, shared: Path) -> dict:
         out = {"path": "ChunkStore.create_many (no jsonl import found)", "seconds": time.perf_counter() - start,
                "created": len(specs)}
     out["chunks_per_s"] = out["created"] / out["seconds"] if out["seconds"] else 0.0
+    out["file_creation_ms"] = round(probe_ms, 3)
     return out
 
 

@@ -44,6 +44,7 @@ def test_benchmark_prints_its_table(tmp_path):
     assert hooks["session_start_after_write"]["exit_codes"] == [0]
     assert result["garden"]["first"]["applied"].get("paused") is not None  # the run reported what it did
     assert result["import"]["created"] == 300
+    assert result["import"]["file_creation_ms"] > 0 and "Creating a 1 KB file just before each import: " in table
 
 
 def test_store_generator_is_deterministic():
