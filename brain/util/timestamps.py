@@ -111,11 +111,10 @@ def _format(dt, millis: bool) -> str:
 
 def _stored_form(value) -> bool:
     """Whether `value` is already a valid time in the stored form (a bulk import reads thousands: datetime's
-    parse and strftime cost ~10 us each). Every separator is checked here, so that epoch_seconds reads the digits
-    itself (its fallback to parse_timestamp would accept other forms, "…T03:10.5ZZ" among them)."""
-    return (type(value) is str and len(value) == 20 and value.isascii() and value[4] == value[7] == "-"
-            and value[10] == "T" and value[13] == value[16] == ":" and value[19] == "Z"
-            and epoch_seconds(value) is not None)
+    parse and strftime cost ~10 us each). Read by hand only: epoch_seconds' fallback to parse_timestamp would take
+    other forms too ("…T03:10.5ZZ")."""
+    return (type(value) is str and len(value) == 20 and value[10] == "T" and value[19] == "Z"
+            and _hand_read_seconds(value[:19]) is not None)
 
 
 def normalize_timestamp(value, *, millis: bool = False) -> str:
@@ -141,7 +140,16 @@ def epoch_seconds(value):
     without datetime; any other form goes through parse_timestamp. None when unreadable."""
     if not value or not isinstance(value, str):
         return None
-    text = value[:19]
+    seconds = _hand_read_seconds(value[:19])
+    if seconds is not None:
+        return seconds
+    parsed = parse_timestamp(value[:19] if len(value) >= 19 and value[10:11] in "T " else value)
+    return None if parsed is None else parsed.timestamp()
+
+
+def _hand_read_seconds(text: str):
+    """Seconds since 1970 of "YYYY-MM-DD" or "YYYY-MM-DD[T ]HH:MM:SS" in ASCII digits, a real date and time; else
+    None."""
     digits = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
     separators = text[4] + text[7] + text[10:11] + text[13:14] + text[16:17] if len(text) in (10, 19) else ""
     if separators in ("--", "--T::", "-- ::") and digits.isascii() and digits.isdigit():
@@ -153,5 +161,4 @@ def epoch_seconds(value):
             days = (365 * (year - 1970) + _leap_years_through(year - 1) - _leap_years_through(1969)
                     + _DAYS_BEFORE_MONTH[month - 1] + (month > 2 and _leap(year)) + day - 1)
             return days * 86400.0 + hour * 3600 + minute * 60 + second
-    parsed = parse_timestamp(value[:19] if len(value) >= 19 and value[10:11] in "T " else value)
-    return None if parsed is None else parsed.timestamp()
+    return None
