@@ -3,6 +3,8 @@
 Every handler resolves its context once (brain/context/resolve.py: project, config, off switch, memory root) and
 hands the work to the library. Modules load inside the handler that needs them: SessionStart and UserPromptSubmit
 must stay near a bare interpreter start, so neither pays for what only the other (or a writer) uses.
+`exiting`: the process leaves through os._exit once the handler returns (scripts/hook.py's reading hooks), so what
+a handler only reads from may be left open; the writers close what they open whatever it says.
 """
 import os
 
@@ -45,7 +47,7 @@ def _share_with_bash(inp) -> None:
         pass  # the command line then says which folder it uses (`rlm-mem where`)
 
 
-def session_start(inp):
+def session_start(inp, exiting=False):
     from brain.session.brief import build_session_context  # the brief, the HUD and the worker start
 
     _share_with_bash(inp)
@@ -56,7 +58,7 @@ def session_start(inp):
                                                            max_sensitivity=limit_from_env()))
 
 
-def user_prompt_submit(inp):
+def user_prompt_submit(inp, exiting=False):
     context = resolve(inp.project_dir or None)
     if context.disabled or not inp.prompt.strip():
         return None
@@ -76,7 +78,8 @@ def user_prompt_submit(inp):
                      + hud_text(root, inp, active=True, brief=brief))
     from brain.recall.recall import recall  # not loaded by the other hooks
 
-    result = recall(root, inp.prompt, project=context.project.id, max_sensitivity=limit_from_env())
+    result = recall(root, inp.prompt, project=context.project.id, max_sensitivity=limit_from_env(),
+                    exiting=exiting)
     if result.items:
         from brain.safety.fence import fence  # only when something was recalled
 
@@ -84,7 +87,7 @@ def user_prompt_submit(inp):
     return envelope("user-prompt-submit", "\n\n".join(parts)) if parts else None
 
 
-def stop(inp):
+def stop(inp, exiting=False):
     from brain.session.background import queue_capture  # writers' modules stay off the reading hooks' path
 
     context = resolve(inp.project_dir or None)
@@ -93,7 +96,7 @@ def stop(inp):
     return None
 
 
-def session_end(inp):
+def session_end(inp, exiting=False):
     from brain.session.background import queue_capture  # writers' modules stay off the reading hooks' path
 
     context = resolve(inp.project_dir or None)

@@ -29,8 +29,9 @@ def _limit(event: str) -> float:
     return limit if 0 < limit < 3600 else TIME_LIMITS[event]
 
 
-def main(argv) -> int:
-    """`hook.py EVENT` with the event JSON on stdin. Returns the exit code."""
+def main(argv, *, exiting: bool = False) -> int:
+    """`hook.py EVENT` with the event JSON on stdin. Returns the exit code. `exiting`: the caller leaves through
+    os._exit right after (see brain/hooks/handlers.py)."""
     event = argv[0] if argv else ""
     if event not in HANDLERS:
         stderr_line(f"unknown hook event {event!r}; expected one of {', '.join(HANDLERS)}")
@@ -56,7 +57,7 @@ def main(argv) -> int:
         if problem:
             stderr_line(problem)
             return 0
-        output = HANDLERS[event](inp)
+        output = HANDLERS[event](inp, exiting=exiting)
         if output:
             sys.stdout.write(output + "\n")
             sys.stdout.flush()

@@ -25,7 +25,9 @@ SCHEMA_VERSION = "9"  # 4: when_note/when_spans (relative dates resolved at writ
 # replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, arrived, epoch and generation;
 # 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place); 9: parts
 
-_TABLES = """
+TOKENIZER = "porter unicode61"  # recall reads the index's form of a prompt word with the same one
+
+_TABLES = f"""
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS chunks(
   rowid INTEGER PRIMARY KEY,
@@ -62,7 +64,7 @@ CREATE TABLE IF NOT EXISTS chunks(
   jmeta TEXT NOT NULL DEFAULT ''  -- last: rows are read up to content, and a long row's tail spills to overflow pages
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-  content, tags, parts, content='chunks', content_rowid='rowid', tokenize='porter unicode61');
+  content, tags, parts, content='chunks', content_rowid='rowid', tokenize='{TOKENIZER}');
 CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT NOT NULL,
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
 -- Value changes a turn made (chunk metadata.extra.changes): older memories holding `old` state a replaced value.

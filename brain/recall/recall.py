@@ -22,7 +22,7 @@ import math
 import time
 
 from brain.index.access import record_access
-from brain.index.search_index import chunk_count, connect
+from brain.index.search_index import TOKENIZER, chunk_count, connect
 from brain.recall import depth as depths
 from brain.recall.depth import DEPTHS
 from brain.recall.lexicon import FRAMING, HISTORY_WORDS, PHRASES, asked_values, idea, related
@@ -237,10 +237,15 @@ class RecallResult:
                 "tokens": self.tokens, "candidates": self.candidates, "items": [i.to_dict() for i in self.items]}
 
 
+_LEFT_OPEN = []  # connections of a process about to leave (recall's `exiting`)
+
+
 def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, depth="full",
-           max_sensitivity="medium", files=(), now=None, track=True) -> RecallResult:
+           max_sensitivity="medium", files=(), now=None, track=True, exiting=False) -> RecallResult:
     """The memories under `root` that answer `query`, best first within `budget_tokens` (see the module doc).
-    `now`: a datetime (naive means UTC) or epoch seconds; the current time by default."""
+    `now`: a datetime (naive means UTC) or epoch seconds; the current time by default. `exiting`: the process
+    leaves through os._exit right after (the prompt hook), so the read-only index is left open: closing it
+    (unmapping it, freeing its page cache) cost ~0.8 ms of the hook at 100,000 memories (bench/run.py)."""
     if depth not in DEPTHS:
         raise ValueError(f"unknown depth {depth!r}; use one of {', '.join(DEPTHS)}")
     check_level(max_sensitivity)
@@ -267,7 +272,10 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
     except sqlite3.Error:  # a damaged or half-migrated index: recall nothing rather than fail the prompt
         return empty
     finally:
-        conn.close()
+        if exiting:
+            _LEFT_OPEN.append(conn)  # referenced, or freeing the object would close it all the same
+        else:
+            conn.close()
     if track and items:
         try:
             record_access(root, [item.id for item in items])
@@ -500,10 +508,10 @@ def _rank(conn, prompt, project, max_sensitivity, now, changes=()):
     total = chunk_count(conn)  # a kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
     if not total:
         return [], 0
-    text, matched, idf, common = _text_scores(conn, prompt.words, total)
+    text, matched, idf, common, capped = _text_scores(conn, prompt.words, total)
     valued = not text and common and _common_words_stating(conn, common, prompt.wants - {"todo"}, text, matched)
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
-    through_family = _family_scores(conn, prompt.words, total, text, matched, idf, common)
+    through_family = _family_scores(conn, prompt.words, total, text, matched, idf, common, capped)
     idf.update(through_family)
     for rowid in _other_projects(conn, set(text) | set(matched), project):  # before the threshold: what may show
         text.pop(rowid, None)
@@ -630,38 +638,90 @@ def _family_queries(word: str) -> list:
     return queries
 
 
-def _family_scores(conn, words, total, text, matched, idf, common) -> dict:
+def _family_scores(conn, words, total, text, matched, idf, common, capped) -> dict:
     """Add each word's family matches to rows that do not hold the word itself (at the family's weight; a row the
     synonyms found is not counted again for a derivation). Returns word -> the family's IDF for words the store
-    holds only through their family."""
+    holds only through their family. A word in `capped` (ranked over its newest matches) has its family ranked
+    the same way, uncounted, each match scored as the word (its IDF): counting `(family) NOT "word"` reads the
+    word's whole doclist (1.5-2 ms at 100,000 memories, bench/run.py) and bm25() counts each phrase's matches
+    again (2-5 ms)."""
     found, absent_idf = {}, math.log(1 + (total + 0.5) / 0.5)
+    searched = [word for word in words if word not in common and _root(word)]
+    forms = _index_forms(conn, searched + [_root(word) for word in searched])
     for word in words:
         if word in common:
             continue
         store_holds_word = idf.get(word, absent_idf) < absent_idf - 1e-9
         for query, weight, kind in _family_queries(word):
+            if (kind == "derived" and word in forms and _root(word) in forms
+                    and not _holds_other_derivation(conn, forms[_root(word)], forms[word])):
+                continue  # nothing but the word itself starts with its root: the search would find no row
             # Only rows without the word itself: the index stems words, so "model*" mostly finds what "models"
             # found, and ranking those again cost 1.5 ms a word at 10,000 memories (bench/run.py).
             if store_holds_word:
                 query = f'({query}) NOT "{word}"'
-            df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
-            if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
-                continue
-            ranked = _newest(conn, query, _fts_idf(total, df)) if df > FAMILY_RANKED_ROWS else conn.execute(
-                _RANKED, (query, TERM_ROWS))
+            if word in capped:
+                ranked, df = _newest(conn, query, idf[word]), None
+            else:
+                df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
+                if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
+                    continue
+                ranked = _newest(conn, query, _fts_idf(total, df)) if df > FAMILY_RANKED_ROWS else conn.execute(
+                    _RANKED, (query, TERM_ROWS))
             for rowid, score in ranked:
                 held = matched.get(rowid, ())
                 if word not in held and not any(isinstance(h, tuple) and h[0] == word for h in held):
                     text[rowid] = text.get(rowid, 0.0) + weight * score
                     matched.setdefault(rowid, []).append((word, weight, kind))
-            if idf.get(word, 0.0) >= absent_idf - 1e-9 and word not in found:  # absent itself: the family speaks
+            if df and idf.get(word, 0.0) >= absent_idf - 1e-9 and word not in found:  # absent: the family speaks
                 found[word] = math.log(1 + (total - df + 0.5) / (df + 0.5))
     return found
 
 
+def _index_forms(conn, words) -> dict:
+    """word -> the one term the full-text index keeps it under (FTS5's porter stem: "queries" -> "queri"), read
+    off a scratch table in this connection's temporary schema (in memory: nothing is written to the store). Empty
+    when SQLite cannot tell."""
+    if not words:
+        return {}
+    try:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.prompt_words USING fts5(word, tokenize='{TOKENIZER}')")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.prompt_terms USING fts5vocab(temp, prompt_words, "
+                     "instance)")
+        conn.execute("DELETE FROM temp.prompt_words")
+        conn.executemany("INSERT INTO temp.prompt_words(rowid, word) VALUES(?, ?)", enumerate(words))
+        terms = {}
+        for i, term in conn.execute("SELECT doc, term FROM temp.prompt_terms"):
+            terms.setdefault(words[i], set()).add(term)
+    except sqlite3.Error:
+        return {}
+    return {word: next(iter(found)) for word, found in terms.items() if len(found) == 1}
+
+
+def _holds_other_derivation(conn, root: str, form: str) -> bool:
+    """Whether the index holds a term starting with `root` other than `form`, both as the index keeps them (FTS5
+    stems a prefix query's text too: `override*` searches overrid*). Read off the index's vocabulary in ranges
+    that leave `form` out: counting `(root*) NOT "word"` reads both doclists whole (0.3-0.7 ms a word at 100,000
+    memories, bench/run.py), and it nearly always finds nothing (the index keeps a word's derivations under its
+    own stem)."""
+    end = root[:-1] + chr(ord(root[-1]) + 1)  # the first string past every one starting with root
+    if not form.startswith(root):
+        ranges = [(root, end)]
+    else:  # the vocabulary reads a term's doclist before it checks the bound: stop just short of `form`
+        ranges = [(root, form[:-1] + chr(ord(form[-1]) - 1) + "\U0010ffff")] if form != root else []
+        ranges.append((form + "\x01", end))
+    try:
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.index_terms USING fts5vocab(main, fts, row)")
+        return any(conn.execute("SELECT 1 FROM temp.index_terms WHERE term >= ? AND term < ? LIMIT 1", bounds)
+                   .fetchone() for bounds in ranges)
+    except sqlite3.Error:
+        return True  # cannot tell: search as before
+
+
 def _text_scores(conn, words, total):
     """rowid -> summed BM25 of the prompt's words, rowid -> words matched, word -> IDF (absent words weigh
-    most), and the prompt's words too common in the store to search for (they say what the store is about)."""
+    most), the prompt's words too common in the store to search for (they say what the store is about), and the
+    set of those ranked over their newest matches only (on more than COMMON_MAX_ROWS memories)."""
     text, matched, idf, common, capped = {}, {}, {}, [], {}
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
     window = _count_window(conn, total)
@@ -683,7 +743,7 @@ def _text_scores(conn, words, total):
             matched.setdefault(rowid, []).append(word)
     if capped:
         _capped_scores(conn, {word: _fts_idf(total, df) for word, df in capped.items()}, text, matched)
-    return text, matched, idf, common
+    return text, matched, idf, common, set(capped)
 
 
 def _count_window(conn, total: int):
@@ -978,16 +1038,18 @@ def _other_projects(conn, rowids, project) -> list:
 
 
 def _fetch(conn, rowids) -> dict:
-    rows = {}
+    rows, cursor = {}, conn.cursor()
+    cursor.row_factory = None  # tuples zipped with the column names: dict() of a sqlite3.Row costs twice as much
     for start in range(0, len(rowids), 500):
         part = rowids[start:start + 500]
         marks = ",".join("?" * len(part))
         try:
-            found = conn.execute(f"SELECT {_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part).fetchall()
+            cursor.execute(f"SELECT {_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part)
         except sqlite3.OperationalError:  # an index an older rlm-mem made, until the worker rebuilds it
-            found = conn.execute(f"SELECT {_OLDER_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part).fetchall()
-        for row in found:
-            rows[row["rowid"]] = dict(row)
+            cursor.execute(f"SELECT {_OLDER_COLUMNS} FROM chunks WHERE rowid IN ({marks})", part)
+        names = [column[0] for column in cursor.description]
+        for values in cursor.fetchall():
+            rows[values[0]] = dict(zip(names, values))
     return rows
 
 
