@@ -103,6 +103,23 @@ def test_a_named_files_extension_is_no_topic_word(tmp_path, project):
     assert "timed" in prompt(project, "what's in timing.py again?")  # the file still finds its memories
 
 
+def test_a_value_an_edit_wrote_is_recalled_when_the_conversation_never_said_it(tmp_path, project):
+    """"Raise the ceiling to 8" names neither the setting nor the file; the edit does. An edit adding a few short
+    lines names them in its tool summary (maxReplicas: 8); a block of code is named by its file only."""
+    captured(tmp_path, project, [("s1", 3, [
+        User("The HPA sat at its max all morning. Raise the ceiling to 8."),
+        Assistant("Done in values.yaml, the minimum stays at 2.",
+                  [Edit("deploy/helm/api/values.yaml", "  maxReplicas: 4\n", "  maxReplicas: 8\n")]),
+        User("Add a retry helper for the webhooks."),
+        Assistant("Added retry() in app/retry.py.",
+                  [Edit("app/retry.py", "", "def retry(send):\n    for attempt in range(3):\n        try:\n"
+                                            "            return send()\n        except OSError:\n            pass\n")]),
+    ])])
+    assert "maxReplicas: 8" in prompt(project, "How many replicas can the API autoscale to?")
+    webhooks = prompt(project, "how do the webhooks retry?")
+    assert "retry.py" in webhooks and "for attempt in range(3)" not in webhooks
+
+
 PORT_AND_QUEUE = [
     ("s1", 20, [
         User("Run the dev server on port 8087, 8000 is taken on my machine."),

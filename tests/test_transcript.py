@@ -288,3 +288,24 @@ def test_five_megabytes_parse_in_linear_work(tmp_path):
     elapsed = time.process_time() - started
     assert parsed.errors == 0 and len(parsed.turns) > 1000
     assert elapsed < 3.0, f"parsing 5 MB took {elapsed:.2f}s of CPU"
+
+
+def test_an_edit_adding_a_few_short_lines_names_them_in_its_summary():
+    from brain.capture.transcript import _tool_use
+
+    def summary(name, tool_input):
+        return _tool_use({"name": name, "input": tool_input}).summary
+
+    assert summary("Edit", {"file_path": "Dockerfile", "old_string": "FROM node:18-alpine",
+                            "new_string": "FROM node:20-alpine"}) == "Edit: Dockerfile → FROM node:20-alpine"
+    profiles = {"file_path": "dbt/profiles.yml", "old_string": "  project: old\n  dataset: analytics\n  location: EU\n",
+                "new_string": "  project: old\n  dataset: marts\n  location: EU\n"}
+    assert summary("Edit", profiles) == "Edit: dbt/profiles.yml → dataset: marts"  # the unchanged lines are not news
+    multi = {"file_path": "app.yml", "edits": [{"old_string": "port: 3000", "new_string": "port: 4100"},
+                                               {"old_string": "ttl: 14d", "new_string": "ttl: 7d"}]}
+    assert summary("MultiEdit", multi) == "MultiEdit: app.yml → port: 4100; ttl: 7d"
+    block = "\n".join(f"    step_{i}()" for i in range(4))  # a block of code: the file only
+    assert summary("Edit", {"file_path": "a.py", "old_string": "", "new_string": block}) == "Edit: a.py"
+    long_line = "x = " + "1 + " * 60 + "1"
+    assert summary("Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": long_line}) == "Edit: a.py"
+    assert summary("Edit", {"file_path": "a.py", "old_string": "x = 1\ny = 2", "new_string": "y = 2"}) == "Edit: a.py"

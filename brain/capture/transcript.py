@@ -28,6 +28,11 @@ _RESULT_HEAD = 400
 _RESULT_TAIL = 1200
 _ERROR_MAX = 300
 _EDIT_MAX = 2000
+# An edit that adds a few short lines names them in its summary ("Edit: values.yaml → maxReplicas: 8"): a value
+# changed in a file is often said nowhere else in the conversation ("Raise the ceiling to 8", "bump Node to 20").
+# A block of code is not a value: more lines, or longer ones, and the summary names the file only.
+_EDIT_GIST_LINES = 3
+_EDIT_GIST_MAX = 160
 _SKIPPED_TYPES = frozenset({"attachment", "progress", "file-history-snapshot", "summary", "system"})
 _FENCE_MARK = "<rlm-mem-context"
 MAX_READ = 256 * 1024 * 1024  # bytes one parse reads at most; the next one continues from its end_offset
@@ -287,6 +292,10 @@ def _tool_use(block: dict) -> ToolUse:
         # First short string argument says enough: a pattern, a url, a query, a description.
         detail = next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip()), "")
     summary = clip(f"{name}: {detail}" if detail else name, _SUMMARY_MAX)
+    edit = _edit_texts(name, tool_input)
+    gist = _edit_gist(edit)
+    if gist:
+        summary = f"{summary} → {gist}"
     return ToolUse(
         id=_str(block.get("id")),
         name=name,
@@ -294,8 +303,19 @@ def _tool_use(block: dict) -> ToolUse:
         file_path=file_path or _str(tool_input.get("path")),
         command=command,
         todos=todos,
-        edit=_edit_texts(name, tool_input),
+        edit=edit,
     )
+
+
+def _edit_gist(edit) -> str:
+    """The lines an edit added, when it added a few short ones; else empty (see _EDIT_GIST_LINES)."""
+    if not edit:
+        return ""
+    old, new = edit
+    before = {line.strip() for line in old.splitlines()}
+    added = [line.strip() for line in new.splitlines() if line.strip() and line.strip() not in before]
+    gist = "; ".join(added)
+    return gist if 0 < len(added) <= _EDIT_GIST_LINES and len(gist) <= _EDIT_GIST_MAX else ""
 
 
 def _edit_texts(name: str, tool_input: dict):

@@ -68,6 +68,7 @@ retry retries retried retrying attempt attempts backoff
 cleanup sweep sweeps sweeper gc prune pruned pruning purge purged vacuum
 compiler compilers rustc gcc clang javac tsc toolchain toolchains
 limit limits max maximum cap capped ceiling biggest largest
+replica replicas copies instances pods autoscale autoscaling autoscaler hpa desired_count
 """
 
 # Words that frame a question rather than name its topic ("which library did we pick?", "what still needs

@@ -102,8 +102,9 @@ def cli_paths(root, cases):
 
 
 def capture_paths(root, tmp, cases):
-    """A transcript carrying every secret (user and assistant words, a Bash command, a file path, "remember that"
-    memories), its session id and project folder named after a secret, captured by the real worker."""
+    """A transcript carrying every secret (user and assistant words, a Bash command, an edit's new line, a file
+    path, "remember that" memories), its session id and project folder named after a secret, captured by the real
+    worker."""
     sys.path.insert(0, str(BUNDLE / "scripts"))
     from demo import write_transcript
 
@@ -115,7 +116,9 @@ def capture_paths(root, tmp, cases):
         turns.append(("user", f"Remember that the config is:\n{text}"))
         turns.append(("assistant", f"I saw this:\n{text}",
                       [("Bash", {"command": _one_line(text)}, "ok"), ("Read", {"file_path": f"/etc/{token}.conf"},
-                                                                     "ok")]))
+                                                                     "ok"),
+                       ("Edit", {"file_path": "app/settings.py", "old_string": "KEY = None",  # its summary names it
+                                 "new_string": _one_line(text)[:150]}, "ok")]))
     session = f"session-{token}"
     transcript = tmp / f"{session}.jsonl"
     write_transcript(transcript, session, project, turns)
@@ -124,7 +127,8 @@ def capture_paths(root, tmp, cases):
     assert p.returncode == 0, p.stderr
     n = len(cases)
     return {("capture", "user words"): n, ("capture", "assistant words"): n, ("capture", "Bash command"): n,
-            ("capture", "typed memory + episode log"): n, ("capture", "session id, project folder, file path"): 1}
+            ("capture", "an edit's new line"): n, ("capture", "typed memory + episode log"): n,
+            ("capture", "session id, project folder, file path"): 1}
 
 
 def _frontmatter(meta: dict, body: str) -> str:
