@@ -60,3 +60,32 @@ def test_memories_shown_elsewhere_are_skipped_and_at_most_a_few_are_given(conn):
     shown = current_values(reader, "app", ALL, skip_ids={said["Retries are down to 3."]})
     assert said["Retries are down to 3."] not in [c["id"] for c in shown] and len(shown) == 4
     assert CURRENT_MAX >= 3
+
+
+def test_the_quote_prefers_the_sentence_naming_the_setting_and_a_bare_done_gets_the_sentence_with_the_number(
+        isolated_memory):
+    """"at 8 pods with poolMaxConns 25 ..." holds the new 8 pods but no setting; the edit's tool summary holds
+    maxReplicas: 8, which says what changed. "Set." says nothing: the later sentence holding the new number does."""
+    store = ChunkStore(str(isolated_memory))
+    pods = store.create_chunk("Done in values.yaml. At 8 pods with poolMaxConns 25 that is 200 connections. "
+                              "[tools] Edit: deploy/values.yaml → maxReplicas: 8", created="2026-03-01T09:00:00Z",
+                              metadata={"project": "app"}).id
+    days = store.create_chunk("Set. Every morning the refresh now requests the last 14 daily partitions. "
+                              "[tools] Bash: pytest -q", created="2026-03-02T09:00:00Z",
+                              metadata={"project": "app"}).id
+    writer, _ = search_index.connect_for_writing(store.root)
+    writer.execute("DELETE FROM changes")
+    for old, new, at, chunk_id in (("4 pods", "8 pods", "2026-03-01T09:00:00Z", pods),
+                                   ("maxReplicas = 4", "maxReplicas = 8", "2026-03-01T09:00:00Z", pods),
+                                   ("3 days", "14 days", "2026-03-02T09:00:00Z", days)):
+        writer.execute("INSERT INTO changes(project, old, new, at, id) VALUES('app', ?, ?, ?, ?)",
+                       (old, new, at, chunk_id))
+    writer.close()
+    reader = search_index.connect(store.root, readonly=True)
+    try:
+        lookback, replicas = current_values(reader, "app", ALL)
+    finally:
+        reader.close()
+    assert replicas["text"] == "[tools] Edit: deploy/values.yaml → maxReplicas: 8"
+    assert lookback["text"] == "Set. Every morning the refresh now requests the last 14 daily partitions."
+    assert lookback["now"] == ["14 days"]

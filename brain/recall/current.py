@@ -7,11 +7,11 @@ sentence of its memory that states the new value (the memory's words, not a clai
 and the day. A change a later one replaced again (the same setting, or a later change from the value it set) is
 left out: the later one is shown. Stdlib only: it runs when SessionStart computes a brief.
 """
-from brain.util.text import SWITCHES, clip, holds_value, sentences
+from brain.util.text import SWITCHES, clip, holds_value, sentences, words
 
-CURRENT_MAX = 8  # changes shown, newest first
+CURRENT_MAX = 16  # changes shown, newest first
 CHANGES_READ = 200  # newest changes looked at
-LINE_CHARS = 200  # a change's sentence is clipped to this
+LINE_CHARS = 160  # a change's sentence is clipped to this
 
 
 def _setting(value: str):
@@ -26,16 +26,21 @@ def _same_kind(old: str, new: str) -> bool:
 
 
 def _stating(content: str, values) -> str:
-    """The sentences of `content` that state one of `values` (a setting's value alone when its name is not there:
-    "the topic is pinecone.reminders.v1"), in order; the first sentence when none does."""
+    """The sentences of `content` that state one of `values`, in order: those naming a setting with its value
+    ("maxReplicas: 8", often only in the edit its tool summary names) if any, else any of them, else a setting's
+    value alone ("the topic is pinecone.reminders.v1"). When none does ("Set." over an edit), the first sentence
+    and the first later one holding a number of the new values (the edit's "LOOKBACK_DAYS = 14" for 14 days)."""
     parts = sentences(content)
-    bare = [value.partition(" = ")[2] for value in values if " = " in value]
+    named = [value for value in values if " = " in value]
+    bare = [value.partition(" = ")[2] for value in named]
     plain = SWITCHES  # "true" alone is found in any sentence
-    for group in (values, [value for value in bare if len(value) >= 4 and value.lower() not in plain]):
+    for group in (named, values, [value for value in bare if len(value) >= 4 and value.lower() not in plain]):
         chosen = [part for part in parts if any(holds_value(part, value) for value in group)]
         if chosen:
             return " ".join(chosen)
-    return " ".join(parts[:1])
+    numbers = [word for value in values for word in words(value) if word.isdigit()]
+    beside = next((part for part in parts[1:] if any(holds_value(part, number) for number in numbers)), None)
+    return " ".join(parts[:1] + ([beside] if beside else []))
 
 
 def current_values(conn, project, allowed, skip_ids=()) -> list:
