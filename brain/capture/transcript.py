@@ -319,7 +319,8 @@ def _edit_gist(edit) -> str:
 
 
 def _edit_texts(name: str, tool_input: dict):
-    """(old, new) text of an edit, bounded: the replaced value is read from it, nothing of it is stored."""
+    """(old, new) text of an edit, bounded: the replaced value is read from it; of the text itself only the few
+    short lines it adds are stored, in the call's summary (_edit_gist)."""
     if name == "Edit":
         old, new = tool_input.get("old_string"), tool_input.get("new_string")
         pairs = [(old, new)]
