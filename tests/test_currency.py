@@ -9,6 +9,7 @@ from brain.capture.alternatives import job_of, same_job
 from brain.capture.transcript import ToolUse, Turn
 from brain.capture.currency import (
     _asked_values,
+    argument_changes,
     session_changes,
     _edited_number,
     _stated_changes,
@@ -118,6 +119,20 @@ def test_an_edit_of_a_manifest_swapping_dependencies_is_a_change(path, old, new,
 ])
 def test_an_edit_of_a_configuration_file_changing_a_switch_or_a_name_is_a_change(path, old, new, pairs):
     assert config_changes(path, old, new) == pairs
+
+
+@pytest.mark.parametrize("old, new, pairs", [
+    ("{{ config(materialized='view') }}\n", "{{ config(materialized='table', cluster_by=['stage_id']) }}\n",
+     [("materialized = view", "materialized = table")]),
+    ("status = models.CharField(default=\"draft\")", "status = models.CharField(default=\"published\")",
+     [("default = draft", "default = published")]),
+    ("f(color='red'); g(color='blue')", "f(color='green')", []),  # which of the two changed: it does not say
+    ("x = 'a'", "x = 'b'", []),  # a name too short to be looked for
+    ("timeout='30'", "timeout='45'", []),  # numbers: edit_changes reads them
+    ("log(level='info')", "log(level='info', fmt='json')", []),  # nothing given another value
+])
+def test_an_edit_giving_a_keyword_argument_another_quoted_word_is_a_change(old, new, pairs):
+    assert argument_changes(old, new) == pairs
 
 
 def test_a_change_planned_as_open_work_is_no_change():

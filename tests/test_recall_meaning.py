@@ -120,6 +120,25 @@ def test_a_value_an_edit_wrote_is_recalled_when_the_conversation_never_said_it(t
     assert "retry.py" in webhooks and "for attempt in range(3)" not in webhooks
 
 
+def test_a_keyword_argument_given_another_word_marks_the_old_one_replaced(tmp_path, project):
+    """A dbt model written as a view, later made a table: the written line says materialized='view', the edit
+    gives the argument another word. The old line is marked replaced; the new one is given as it is."""
+    captured(tmp_path, project, [("s1", 9, [
+        User("Add the fct_deals mart."),
+        Assistant("Added fct_deals on top of stg_deals.",
+                  [Write("dbt/models/marts/fct_deals.sql",
+                         "{{ config(materialized='view') }}\n\nselect * from {{ ref('stg_deals') }}\n")]),
+    ]), ("s2", 2, [
+        User("fct_deals is slow to query. Make it a table clustered by stage."),
+        Assistant("Done: fct_deals is a table clustered by stage_id now.",
+                  [Edit("dbt/models/marts/fct_deals.sql", "{{ config(materialized='view') }}\n",
+                        "{{ config(materialized='table', cluster_by=['stage_id']) }}\n")]),
+    ])])
+    context = prompt(project, "How is fct_deals materialized?")
+    assert "materialized='table'" in context
+    assert all("replaced" in line for line in lines_with(context, "materialized='view'")), context
+
+
 PORT_AND_QUEUE = [
     ("s1", 20, [
         User("Run the dev server on port 8087, 8000 is taken on my machine."),

@@ -309,3 +309,6 @@ def test_an_edit_adding_a_few_short_lines_names_them_in_its_summary():
     long_line = "x = " + "1 + " * 60 + "1"
     assert summary("Edit", {"file_path": "a.py", "old_string": "x = 1", "new_string": long_line}) == "Edit: a.py"
     assert summary("Edit", {"file_path": "a.py", "old_string": "x = 1\ny = 2", "new_string": "y = 2"}) == "Edit: a.py"
+    # a small file written whole is its lines; a larger one is its name
+    assert summary("Write", {"file_path": ".nvmrc", "content": "20\n"}) == "Write: .nvmrc → 20"
+    assert summary("Write", {"file_path": "a.py", "content": block}) == "Write: a.py"

@@ -418,6 +418,28 @@ def config_changes(file_path: str, old: str, new: str) -> list:
     return pairs
 
 
+# A keyword argument given a quoted word: `config(materialized='view')`, `Field(default="draft")`.
+_QUOTED_ARGUMENT = re.compile(r"(?<![\w.])([A-Za-z_]\w{4,40})[ \t]*=[ \t]*(['\"])([A-Za-z][\w.-]{0,60})\2")
+
+
+def argument_changes(old: str, new: str) -> list:
+    """("name = old value", "name = new value") for each keyword argument an edit gave another quoted word
+    (`config(materialized='view')` into `materialized='table'`), in any file: the name beside the value makes the
+    pair specific even when the words are not ("view"). A name given several values on one side says nothing
+    about which one changed, and is left out; numbers are edit_changes'."""
+    before, after = _arguments(old), _arguments(new)
+    return [(f"{name} = {value}", f"{name} = {after[name]}") for name, value in before.items()
+            if name in after and after[name].lower() != value.lower()]
+
+
+def _arguments(text: str) -> dict:
+    """name -> the one quoted word `text` gives that keyword argument (names given more than one left out)."""
+    found = {}
+    for m in _QUOTED_ARGUMENT.finditer(text):
+        found.setdefault(m.group(1), set()).add(m.group(3))
+    return {name: next(iter(values)) for name, values in found.items() if len(values) == 1}
+
+
 _COUNTED = re.compile(r"(?<![\w.])(\d+)\s+([A-Za-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\b")  # "10 login attempts"
 
 
@@ -455,6 +477,7 @@ def session_changes(turns) -> list:
                 pairs = edit_changes(*use.edit) or _edited_number(*use.edit, asked)
                 pairs += manifest_changes(use.file_path, *use.edit)
                 pairs += [pair for pair in config_changes(use.file_path, *use.edit) if pair not in pairs]
+                pairs += [pair for pair in argument_changes(*use.edit) if pair not in pairs]
                 pairs += [said for pair in pairs for said in _said_as(turn.text or "", pair)]
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in pairs]
             elif use.name == "Bash" and use.ok is not False and use.command:

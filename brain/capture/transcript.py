@@ -293,7 +293,8 @@ def _tool_use(block: dict) -> ToolUse:
         detail = next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip()), "")
     summary = clip(f"{name}: {detail}" if detail else name, _SUMMARY_MAX)
     edit = _edit_texts(name, tool_input)
-    gist = _edit_gist(edit)
+    written = tool_input.get("content") if name == "Write" else None
+    gist = _edit_gist(edit or (("", written) if isinstance(written, str) else None))  # a small file: its lines
     if gist:
         summary = f"{summary} → {gist}"
     return ToolUse(

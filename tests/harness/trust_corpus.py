@@ -102,9 +102,9 @@ def cli_paths(root, cases):
 
 
 def capture_paths(root, tmp, cases):
-    """A transcript carrying every secret (user and assistant words, a Bash command, an edit's new line, a file
-    path, "remember that" memories), its session id and project folder named after a secret, captured by the real
-    worker."""
+    """A transcript carrying every secret (user and assistant words, a Bash command, an edit's new line, a small
+    file written whole, a file path, "remember that" memories), its session id and project folder named after a
+    secret, captured by the real worker."""
     sys.path.insert(0, str(BUNDLE / "scripts"))
     from demo import write_transcript
 
@@ -118,7 +118,8 @@ def capture_paths(root, tmp, cases):
                       [("Bash", {"command": _one_line(text)}, "ok"), ("Read", {"file_path": f"/etc/{token}.conf"},
                                                                      "ok"),
                        ("Edit", {"file_path": "app/settings.py", "old_string": "KEY = None",  # its summary names it
-                                 "new_string": _one_line(text)[:150]}, "ok")]))
+                                 "new_string": _one_line(text)[:150]}, "ok"),
+                       ("Write", {"file_path": "app/.env.local", "content": _one_line(text)[:150]}, "ok")]))
     session = f"session-{token}"
     transcript = tmp / f"{session}.jsonl"
     write_transcript(transcript, session, project, turns)
@@ -127,7 +128,7 @@ def capture_paths(root, tmp, cases):
     assert p.returncode == 0, p.stderr
     n = len(cases)
     return {("capture", "user words"): n, ("capture", "assistant words"): n, ("capture", "Bash command"): n,
-            ("capture", "an edit's new line"): n, ("capture", "typed memory + episode log"): n,
+            ("capture", "an edit's new line, a small file's"): n, ("capture", "typed memory + episode log"): n,
             ("capture", "session id, project folder, file path"): 1}
 
 
