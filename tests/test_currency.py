@@ -130,6 +130,10 @@ def test_an_edit_of_a_configuration_file_changing_a_switch_or_a_name_is_a_change
     ("x = 'a'", "x = 'b'", []),  # a name too short to be looked for
     ("timeout='30'", "timeout='45'", []),  # numbers: edit_changes reads them
     ("log(level='info')", "log(level='info', fmt='json')", []),  # nothing given another value
+    ("where status = 'active'", "where status = 'trialing'", []),  # a SQL predicate is no argument
+    ('<Button variant="primary" aria-hidden="true">', '<Button variant="secondary" aria-hidden="false">', []),
+    ("{{ config(materialized='view') }}\n", "{{ config(\n    materialized='incremental',\n    unique_key='id'\n",
+     [("materialized = view", "materialized = incremental")]),  # one argument a line
 ])
 def test_an_edit_giving_a_keyword_argument_another_quoted_word_is_a_change(old, new, pairs):
     assert argument_changes(old, new) == pairs

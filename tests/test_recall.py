@@ -311,6 +311,32 @@ def test_a_word_ranked_over_its_newest_matches_has_its_family_ranked_so_too_unco
     assert family and all("ORDER BY rowid DESC" in sql and "count(*)" not in sql for sql in family), family
 
 
+def test_a_capped_words_family_dense_among_the_newest_memories_is_left_out(store, monkeypatch):
+    """Uncounted, a capped word's family still must not be one most memories hold ("production" for "deploy"):
+    its newest matches tell how dense it is among the newest memories."""
+    from brain.index import search_index
+
+    monkeypatch.setattr(recall_mod, "CAPPED_ROWS", 5)
+
+    def family_rows():
+        conn = search_index.connect(store.root, readonly=True)
+        try:
+            text, matched = {}, {}
+            recall_mod._family_scores(conn, ["tests"], 200, text, matched, {"tests": 1.0}, [], {"tests": 40})
+            return len(matched)
+        finally:
+            conn.close()
+
+    sparse = []
+    for i in range(6):  # a pytest memory among five others, six times: 6 of the newest 36
+        sparse += [spec(f"The tests of module {i} pass")] + [spec(f"{t} ({i})") for t in FILLER[:4]]
+        sparse.append(spec(f"Pytest run {i} finished in a minute"))
+    store.create_many(sparse)
+    assert family_rows() == 5  # the newest five pytest memories, at the word's score
+    store.create_many([spec(f"Pytest run {i} of the nightly finished") for i in range(6)])  # now every newest one
+    assert family_rows() == 0
+
+
 def test_pinned_and_tagged_memories_rank_higher(store):
     plain, pinned = store.create_many([spec("Use the blue theme for the admin dashboard"),
                                        spec("Use the green theme for the admin dashboard", pinned=True)])

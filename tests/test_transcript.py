@@ -312,3 +312,7 @@ def test_an_edit_adding_a_few_short_lines_names_them_in_its_summary():
     # a small file written whole is its lines; a larger one is its name
     assert summary("Write", {"file_path": ".nvmrc", "content": "20\n"}) == "Write: .nvmrc → 20"
     assert summary("Write", {"file_path": "a.py", "content": block}) == "Write: a.py"
+    assert summary("Write", {"file_path": "a.txt", "content": "x\tbeep\x1b[31m"}) == "Write: a.txt → x beep [31m"
+    many = "\n".join(f"setting_{i:02d} = computed_value" for i in range(120))  # cut at _EDIT_MAX: not the edit's
+    changed_first = "setting_00 = 7\n" + many.split("\n", 1)[1]
+    assert summary("Edit", {"file_path": "a.py", "old_string": many, "new_string": changed_first}) == "Edit: a.py"

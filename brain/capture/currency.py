@@ -418,8 +418,11 @@ def config_changes(file_path: str, old: str, new: str) -> list:
     return pairs
 
 
-# A keyword argument given a quoted word: `config(materialized='view')`, `Field(default="draft")`.
-_QUOTED_ARGUMENT = re.compile(r"(?<![\w.])([A-Za-z_]\w{4,40})[ \t]*=[ \t]*(['\"])([A-Za-z][\w.-]{0,60})\2")
+# A keyword argument given a quoted word: `config(materialized='view')`, `Field(default="draft")`, a line of a
+# call's arguments (`    materialized='incremental',`). After "(" or "," or alone on its line, and followed by "," or
+# ")": a SQL predicate (`where status = 'active'`) or a markup attribute (`variant="primary"`) is no argument.
+_QUOTED_ARGUMENT = re.compile(r"(?:[(,]|^)[ \t]*([A-Za-z_]\w{4,40})[ \t]*=[ \t]*(['\"])([A-Za-z][\w.-]{0,60})\2"
+                              r"(?=[ \t]*[,)])", re.MULTILINE)
 
 
 def argument_changes(old: str, new: str) -> list:

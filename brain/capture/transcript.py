@@ -294,7 +294,8 @@ def _tool_use(block: dict) -> ToolUse:
     summary = clip(f"{name}: {detail}" if detail else name, _SUMMARY_MAX)
     edit = _edit_texts(name, tool_input)
     written = tool_input.get("content") if name == "Write" else None
-    gist = _edit_gist(edit or (("", written) if isinstance(written, str) else None))  # a small file: its lines
+    # a small file written whole: its lines (a large one is not read past _EDIT_MAX)
+    gist = _edit_gist(("", written[:_EDIT_MAX]) if isinstance(written, str) else edit)
     if gist:
         summary = f"{summary} → {gist}"
     return ToolUse(
@@ -309,14 +310,18 @@ def _tool_use(block: dict) -> ToolUse:
 
 
 def _edit_gist(edit) -> str:
-    """The lines an edit added, when it added a few short ones; else empty (see _EDIT_GIST_LINES)."""
-    if not edit:
+    """The lines an edit added, when it added a few short ones; else empty (see _EDIT_GIST_LINES). Nothing for a
+    text cut at _EDIT_MAX (its lines would not be the edit's), and control characters are blanked (a terminal
+    shows what recall prints)."""
+    if not edit or len(edit[0]) >= _EDIT_MAX or len(edit[1]) >= _EDIT_MAX:
         return ""
     old, new = edit
     before = {line.strip() for line in old.splitlines()}
     added = [line.strip() for line in new.splitlines() if line.strip() and line.strip() not in before]
     gist = "; ".join(added)
-    return gist if 0 < len(added) <= _EDIT_GIST_LINES and len(gist) <= _EDIT_GIST_MAX else ""
+    if not 0 < len(added) <= _EDIT_GIST_LINES or len(gist) > _EDIT_GIST_MAX:
+        return ""
+    return "".join(ch if ch.isprintable() else " " for ch in gist)
 
 
 def _edit_texts(name: str, tool_input: dict):

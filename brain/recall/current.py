@@ -38,7 +38,7 @@ def _stating(content: str, values) -> str:
         chosen = [part for part in parts if any(holds_value(part, value) for value in group)]
         if chosen:
             return " ".join(chosen)
-    numbers = [word for value in values for word in words(value) if word.isdigit()]
+    numbers = [word for value in values for word in words(value) if word.isdigit() and len(word) >= 2]  # not "2"
     beside = next((part for part in parts[1:] if any(holds_value(part, number) for number in numbers)), None)
     return " ".join(parts[:1] + ([beside] if beside else []))
 

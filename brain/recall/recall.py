@@ -641,10 +641,11 @@ def _family_queries(word: str) -> list:
 def _family_scores(conn, words, total, text, matched, idf, common, capped) -> dict:
     """Add each word's family matches to rows that do not hold the word itself (at the family's weight; a row the
     synonyms found is not counted again for a derivation). Returns word -> the family's IDF for words the store
-    holds only through their family. A word in `capped` (ranked over its newest matches) has its family ranked
-    the same way, uncounted, each match scored as the word (its IDF): counting `(family) NOT "word"` reads the
-    word's whole doclist (1.5-2 ms at 100,000 memories, bench/run.py) and bm25() counts each phrase's matches
-    again (2-5 ms)."""
+    holds only through their family. A word in `capped` (word -> its count; ranked over its newest matches) has
+    its family ranked the same way, uncounted, each match scored as the word's own newest matches are: counting
+    `(family) NOT "word"` reads the word's whole doclist (1.5-2 ms at 100,000 memories, bench/run.py) and bm25()
+    counts each phrase's matches again (2-5 ms). Its newest matches tell how dense the family is among the newest
+    memories: one denser than COMMON_SHARE is left out, as a counted family that common is."""
     found, absent_idf = {}, math.log(1 + (total + 0.5) / 0.5)
     searched = [word for word in words if word not in common and _root(word)]
     forms = _index_forms(conn, searched + [_root(word) for word in searched])
@@ -661,7 +662,9 @@ def _family_scores(conn, words, total, text, matched, idf, common, capped) -> di
             if store_holds_word:
                 query = f'({query}) NOT "{word}"'
             if word in capped:
-                ranked, df = _newest(conn, query, idf[word]), None
+                ranked, df = _newest(conn, query, _fts_idf(total, capped[word])), None
+                if len(ranked) == CAPPED_ROWS and len(ranked) > COMMON_SHARE * (ranked[0][0] - ranked[-1][0] + 1):
+                    continue  # "production" for "deploy" where most memories say it: it tells nothing
             else:
                 df = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (query,)).fetchone()[0]
                 if not df or (df > COMMON_SHARE * total and total >= COMMON_MIN_ROWS) or df > COMMON_MAX_ROWS:
@@ -721,7 +724,7 @@ def _holds_other_derivation(conn, root: str, form: str) -> bool:
 def _text_scores(conn, words, total):
     """rowid -> summed BM25 of the prompt's words, rowid -> words matched, word -> IDF (absent words weigh
     most), the prompt's words too common in the store to search for (they say what the store is about), and the
-    set of those ranked over their newest matches only (on more than COMMON_MAX_ROWS memories)."""
+    words ranked over their newest matches only (on more than COMMON_MAX_ROWS memories; word -> its count)."""
     text, matched, idf, common, capped = {}, {}, {}, [], {}
     absent_idf = math.log(1 + (total + 0.5) / 0.5)
     window = _count_window(conn, total)
@@ -743,7 +746,7 @@ def _text_scores(conn, words, total):
             matched.setdefault(rowid, []).append(word)
     if capped:
         _capped_scores(conn, {word: _fts_idf(total, df) for word, df in capped.items()}, text, matched)
-    return text, matched, idf, common, set(capped)
+    return text, matched, idf, common, capped
 
 
 def _count_window(conn, total: int):
