@@ -23,6 +23,7 @@ from brain.cli.main import cli
 from brain.store.chunk_store import ChunkStore
 from brain.store.doctor import check_store
 from brain.store.validation import schema_errors
+from brain.util.lifetime import usable_cpus
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -312,7 +313,7 @@ def test_a_long_batch_s_files_are_written_by_the_helper_exactly_as_the_writer_wo
         conn.close()
         assert indexed == {p: os.stat(store.root / p).st_mtime_ns for p in written[helper_after]}
         assert not list((store.root / "chunks").rglob(".tmp-*"))
-    if len(os.sched_getaffinity(0)) < 2:
+    if usable_cpus() < 2:
         assert started == [False]  # one CPU: the writer writes every file itself
     else:
         assert len(started) == 1 and started[0].returncode == 0
@@ -368,7 +369,7 @@ def test_the_helper_stops_at_its_first_error_and_reads_on(tmp_path):
     assert (tmp_path / "a.json").read_bytes() == b"{}\n" and not (tmp_path / "c.json").exists()
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+@pytest.mark.skipif(not sys.platform.startswith("linux") or usable_cpus() < 2,
                     reason="the helper runs on a second CPU; PR_SET_PDEATHSIG is Linux's")
 def test_the_helper_dies_with_its_writer(tmp_path):
     """kill -9 of a writer in the middle of a long batch: its helper is gone at once (another writer may take the
@@ -430,7 +431,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux") or len(os.sched_getaffinity(0)) < 2,
+@pytest.mark.skipif(not sys.platform.startswith("linux") or usable_cpus() < 2,
                     reason="a rebuild parses in other processes only with a second CPU; /proc is Linux's")
 def test_a_killed_rebuild_leaves_no_parsing_process_behind(tmp_path):
     """kill -9 of a process rebuilding a large store: its parsing processes (forked, waiting on the rebuild's
@@ -459,7 +460,7 @@ def test_a_killed_rebuild_leaves_no_parsing_process_behind(tmp_path):
     assert not left, f"{len(left)} parsing process(es) outlived the rebuild"
 
 
-@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="the helper runs on a second CPU")
+@pytest.mark.skipif(usable_cpus() < 2, reason="the helper runs on a second CPU")
 def test_the_helper_writes_no_bytecode_into_an_installed_copy(tmp_path):
     """An installed plugin's copy gets no bytecode written in it (hooks and the worker keep it under the cache
     folder, sys.pycache_prefix): the helper process of a long batch keeps its own there too."""

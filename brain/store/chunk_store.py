@@ -551,7 +551,11 @@ def _parsed_batches(layout, total: int):
     100,000 files must not take one core's whole minute (bench/run.py)."""
     entries = layout.iter_chunk_entries()
     windows = iter(lambda: list(itertools.islice(entries, REINDEX_BATCH)), [])
-    workers = min(os.cpu_count() or 1, 4) if total >= PARALLEL_FROM else 0
+    workers = 0
+    if total >= PARALLEL_FROM:  # a large rebuild: parsing processes that die with this one
+        from brain.util.lifetime import die_with, usable_cpus  # large rebuilds only (it loads ctypes)
+
+        workers = min(usable_cpus(), 4)
     if workers < 2:
         for window in windows:
             yield _parse_entries(layout.root, window)
@@ -559,8 +563,6 @@ def _parsed_batches(layout, total: int):
     # fork: the parsing processes start as copies of this one (nothing to import again, and never the caller's
     # __main__, which "spawn" would run again); the library runs no thread of its own here. They die with this
     # process: a parser left waiting on the queue of a killed rebuild would wait for ever.
-    from brain.util.lifetime import die_with  # large rebuilds only (it loads ctypes)
-
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=die_with,
                              initargs=(os.getpid(),)) as pool:
         running = collections.deque()

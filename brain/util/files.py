@@ -290,8 +290,9 @@ class BatchWriter:
 def _start_helper():
     """The helper process for the rest of a long batch, or False: one CPU only, or it cannot start."""
     try:
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-        if cpus < 2 or not sys.executable:
+        from brain.util.lifetime import usable_cpus  # batch writers only, never a hook (it loads ctypes)
+
+        if usable_cpus() < 2 or not sys.executable:
             return False
         import subprocess  # batch writers only, never a hook
 

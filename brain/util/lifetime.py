@@ -1,4 +1,4 @@
-"""Child processes that must not outlive the process that started them.
+"""A writer's helper processes: how many are worth starting, and that they must not outlive their parent.
 
 A writer's helpers (the file helper of a long batch, the parsing processes of a reindex) do part of a job whose
 store lock their parent holds. When the parent dies (kill -9, the OOM killer) the lock is free at once: a helper
@@ -14,6 +14,13 @@ except ImportError:  # a Python built without it: the caller's own checks of os.
     ctypes = None
 
 _PR_SET_PDEATHSIG, _SIGKILL = 1, 9
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity: `taskset -c 0` leaves one, whatever the machine has)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def die_with(parent: int) -> None:
