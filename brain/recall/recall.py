@@ -627,10 +627,9 @@ def _root(word: str):
     return word if len(word) >= 5 and word.isalpha() else None
 
 
-def _family_queries(word: str) -> list:
+def _family_queries(word: str, root) -> list:
     """(FTS5 query, weight, kind) for a word's family: the lexicon's terms for the same idea ("synonym"), then
-    the words sharing its root ("derived": lint* for linter). Empty when it has neither."""
-    root = _root(word)
+    the words sharing its root (_root(word); "derived": lint* for linter). Empty when it has neither."""
     terms = related(word) or (related(root) if root else ())
     queries = [(" OR ".join(f'"{term}"' for term in terms), SYNONYM_WEIGHT, "synonym")] if terms else []
     if root:
@@ -647,15 +646,14 @@ def _family_scores(conn, words, total, text, matched, idf, common, capped) -> di
     counts each phrase's matches again (2-5 ms). Its newest matches tell how dense the family is among the newest
     memories: one denser than COMMON_SHARE is left out, as a counted family that common is."""
     found, absent_idf = {}, math.log(1 + (total + 0.5) / 0.5)
-    searched = [word for word in words if word not in common and _root(word)]
-    forms = _index_forms(conn, searched + [_root(word) for word in searched])
-    for word in words:
-        if word in common:
-            continue
+    roots = {word: _root(word) for word in words if word not in common}
+    searched = [word for word, root in roots.items() if root]
+    forms = _index_forms(conn, searched + [roots[word] for word in searched])
+    for word, root in roots.items():
         store_holds_word = idf.get(word, absent_idf) < absent_idf - 1e-9
-        for query, weight, kind in _family_queries(word):
-            if (kind == "derived" and word in forms and _root(word) in forms
-                    and not _holds_other_derivation(conn, forms[_root(word)], forms[word])):
+        for query, weight, kind in _family_queries(word, root):
+            if (kind == "derived" and word in forms and root in forms
+                    and not _holds_other_derivation(conn, forms[root], forms[word])):
                 continue  # nothing but the word itself starts with its root: the search would find no row
             # Only rows without the word itself: the index stems words, so "model*" mostly finds what "models"
             # found, and ranking those again cost 1.5 ms a word at 10,000 memories (bench/run.py).
@@ -683,14 +681,15 @@ def _family_scores(conn, words, total, text, matched, idf, common, capped) -> di
 
 def _index_forms(conn, words) -> dict:
     """word -> the one term the full-text index keeps it under (FTS5's porter stem: "queries" -> "queri"), read
-    off a scratch table in this connection's temporary schema (in memory: nothing is written to the store). Empty
-    when SQLite cannot tell."""
+    off a scratch table in this connection's temporary schema (nothing is written to the store), where the
+    index's vocabulary is also opened for _holds_other_derivation. Empty when SQLite cannot tell."""
     if not words:
         return {}
     try:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.prompt_words USING fts5(word, tokenize='{TOKENIZER}')")
         conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.prompt_terms USING fts5vocab(temp, prompt_words, "
                      "instance)")
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.index_terms USING fts5vocab(main, fts, row)")
         conn.execute("DELETE FROM temp.prompt_words")
         conn.executemany("INSERT INTO temp.prompt_words(rowid, word) VALUES(?, ?)", enumerate(words))
         terms = {}
@@ -713,8 +712,7 @@ def _holds_other_derivation(conn, root: str, form: str) -> bool:
     else:  # the vocabulary reads a term's doclist before it checks the bound: stop just short of `form`
         ranges = [(root, form[:-1] + chr(ord(form[-1]) - 1) + "\U0010ffff")] if form != root else []
         ranges.append((form + "\x01", end))
-    try:
-        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.index_terms USING fts5vocab(main, fts, row)")
+    try:  # temp.index_terms: made with the scratch tables of _index_forms, which gave `root` and `form`
         return any(conn.execute("SELECT 1 FROM temp.index_terms WHERE term >= ? AND term < ? LIMIT 1", bounds)
                    .fetchone() for bounds in ranges)
     except sqlite3.Error:
