@@ -212,6 +212,10 @@ def test_an_edit_carrying_out_an_asked_value_says_the_old_one(line, old, new, pa
     ("Reset links should be valid 15 minutes, not an hour.", ("1 hour", "15 minutes")),
     ("Keep the logs 30 days, not 7 days.", ("7 days", "30 days")),
     ("Upgraded to fastify 5.1.0 together with the plugins.", (None, "Fastify 5.1.0")),
+    # a bare old number: specific enough on its own, or given the new one's unit, or the word naming what changed
+    ("Moved the API from 8087 to 8090.", ("8087", "8090")),
+    ("Changed the refresh token lifetime from 14 to 7 days.", ("14 days", "7 days")),
+    ("Upgraded Node from 18 to 20 on the runners.", ("Node 18", "Node 20")),
 ])
 def test_a_sentence_stating_a_change_is_a_change(message, pair):
     line = message.splitlines()[0]
@@ -223,6 +227,8 @@ def test_a_sentence_stating_a_change_is_a_change(message, pair):
     "Either Postmark or SES would do; what do you think?",
     "I got the echo server to render the requests page.",  # common words, not tools
     "Set up the billing service on port 5433.",
+    "The team went from 10 to 20 engineers this year.",  # numbers naming nothing an older memory states
+    "Moved it from 3 to 4.",
 ])
 def test_a_sentence_choosing_for_the_first_time_changes_nothing(message):
     assert [p for p in _stated_changes(message, "", message) if p[0] is not None] == []

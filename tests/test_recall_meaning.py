@@ -180,6 +180,25 @@ def test_a_changed_value_is_given_as_current_and_the_old_one_marked_replaced(tmp
             assert marked_or_beside(line, current), (question, line)
 
 
+def test_a_change_told_in_words_with_bare_numbers_marks_the_old_value_replaced(tmp_path, project):
+    """No edit shows it: the person only says what was changed ("from 8087 to 8090", "from 14 to 7 days"). The old
+    statements are marked replaced when recalled."""
+    captured(tmp_path, project, [("s1", 20, [
+        User("Note for later: the API listens on 8087 and refresh tokens last 14 days."),
+        Assistant("Noted: API on 8087, refresh tokens valid for 14 days."),
+    ]), ("s2", 4, [
+        User("I moved the API from 8087 to 8090 on the server, and changed the refresh token lifetime from 14 to 7 "
+             "days."),
+        Assistant("Understood, I'll use 8090 and 7 days from now on."),
+    ])])
+    for question, current, old in (("Which port does the API listen on?", "8090", "8087"),
+                                   ("How long are refresh tokens valid?", "7 days", "14 days")):
+        context = prompt(project, question)
+        assert current in context, (question, context)
+        old_lines = [line for line in lines_with(context, old) if current not in line.split("] ", 1)[-1]]
+        assert old_lines and all("replaced" in line for line in old_lines), (question, context)
+
+
 def test_why_a_value_changed_is_answered_by_the_request_that_changed_it(tmp_path, project):
     """The reason for a change is in the request before it, which need not share a word with the question: a
     replaced value the prompt is about brings the change that replaced it and the turn asking for it."""

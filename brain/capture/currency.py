@@ -36,7 +36,8 @@ _VALUE_WORDS = r"`[^`\n]{1,60}`|\d+(?:\.\d+)?\s?[A-Za-z%]{1,12}\b|[\w.:/+#-]+(?:
 _FROM_TO = re.compile(r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|upgrad(?:e|ed|ing)|"
                       r"bump(?:ed|ing)?|go(?:ing)?|went|rais(?:e|ed|ing)|lower(?:ed|ing)?|increas(?:e|ed|ing)|"
                       r"decreas(?:e|ed|ing)|reduc(?:e|ed|ing)|cut|extend(?:ed|ing)?|shorten(?:ed|ing)?)\s+"
-                      rf"(?:\w+\s+){{0,3}}?from\s+(?P<old>{_VALUE_WORDS})\s+to\s+(?P<new>{_VALUE_WORDS})", re.IGNORECASE)
+                      rf"(?P<subject>(?:\w+\s+){{0,4}}?)from\s+(?P<old>{_VALUE_WORDS})\s+to\s+(?P<new>{_VALUE_WORDS})",
+                      re.IGNORECASE)
 # "switch to goose", "moving to arq", "let's go with Postmark": a tool taking over another's job (alternatives.py)
 _SWITCH_TO = re.compile(r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|port(?:ed|ing)?|go(?:ing)?\s+with|"
                         r"went\s+with|replac(?:e|ed|ing)\s+(?:it|them|that)\s+with)\s+(?P<rest>(?:[\w./+#-]+\s*){1,5})",
@@ -171,6 +172,8 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
             old, new = m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`")
             if _named(old) and _named(new) and old.lower() != new.lower():
                 pairs.append((old, new))
+            elif pattern is _FROM_TO:  # "moved the API from 8087 to 8090", "the timeout from 30 to 45 seconds"
+                pairs += _bare_numbers(old, new, m.group("subject").split()[-1:])
     for m in _SWITCH_TO.finditer(text):  # "golang-migrate left the database dirty ... let's switch to goose"
         if "from" in m.group("rest").lower().split():  # "switched the worker from Celery to arq": _FROM_TO's
             continue
@@ -230,6 +233,30 @@ def _first_values(old: str, new: str, same_kind) -> list:
     kinds_old, kinds_new = value_kinds(old), value_kinds(new)
     if kinds_old and kinds_new and same_kind(kinds_old[0][0], kinds_new[0][0]) and old != new:
         return [(kinds_old[0][1], kinds_new[0][1])]
+    return []
+
+
+_SPECIFIC_NUMBER = 4  # digits a bare number needs to stand for one thing (a port: 8087) wherever it is written
+
+
+def _bare_numbers(old: str, new: str, subject: list) -> list:
+    """[(old, new)] for a change "from OLD to NEW" where OLD is a bare number: both numbers when specific enough to
+    find again ("8087" -> "8090"); else the old number with the new one's unit ("30" -> "45 seconds"), or both
+    after the word naming what changed ("Node from 18 to 20": "Node 18" -> "Node 20"). [] for "from 10 to 20"
+    alone: it names nothing an older memory could be found stating."""
+    kinds = value_kinds(new)
+    if not (kinds and kinds[0][0].startswith("unit:")):
+        new = new.split()[0]  # "to 20 on the runners": the pattern took a word after the number for its unit
+    if not old.isdigit() or old == new:
+        return []
+    if new.isdigit():
+        if min(len(old), len(new)) >= _SPECIFIC_NUMBER:
+            return [(old, new)]
+        if subject and subject[0].lower() not in WEAK_SUBJECTS:
+            return _first_values(f"{subject[0]} {old}", f"{subject[0]} {new}", str.__eq__)
+        return []
+    if kinds and kinds[0][0].startswith("unit:"):
+        return _first_values(f"{old} {kinds[0][1].split(' ', 1)[-1]}", kinds[0][1], _same_kind)
     return []
 
 
