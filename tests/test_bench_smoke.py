@@ -57,3 +57,16 @@ def test_store_generator_is_deterministic():
     assert {"turn", "session"} <= kinds and kinds & {"decision", "preference", "correction", "memory"}
 
 
+
+
+@pytest.mark.skipif(not (ROOT.parent / "shared" / "tools" / "locomo_eval.py").is_file(),
+                    reason="shared LoCoMo tool not available")
+def test_the_locomo_ceiling_measures_what_the_questions_words_reach():
+    """bench/locomo_ceiling.py's lexical part on the shared dev conversations: evidence sharing no stem with its
+    question, and the smaller share not even within two turns of such a word."""
+    import locomo_ceiling
+
+    tool = locomo_ceiling.load_tool()
+    data = json.loads(tool.DEFAULT_DATA.read_text())[:1]
+    reach = locomo_ceiling.lexical_reach(tool, data)
+    assert 0 < reach["none_within_two_turns_pct"] < reach["evidence_sharing_no_stem_pct"] < 100, reach
