@@ -216,6 +216,9 @@ def test_an_edit_carrying_out_an_asked_value_says_the_old_one(line, old, new, pa
     ("Moved the API from 8087 to 8090.", ("8087", "8090")),
     ("Changed the refresh token lifetime from 14 to 7 days.", ("14 days", "7 days")),
     ("Upgraded Node from 18 to 20 on the runners.", ("Node 18", "Node 20")),
+    ("Switched the worker from 2 to 4 processes.", ("2 processes", "4 processes")),
+    ("Changed the delay from 1 to 2 seconds.", ("1 second", "2 seconds")),
+    ("Can you move the API from 8087 to 8090?", ("8087", "8090")),  # a request, carried out
 ])
 def test_a_sentence_stating_a_change_is_a_change(message, pair):
     line = message.splitlines()[0]
@@ -229,6 +232,18 @@ def test_a_sentence_stating_a_change_is_a_change(message, pair):
     "Set up the billing service on port 5433.",
     "The team went from 10 to 20 engineers this year.",  # numbers naming nothing an older memory states
     "Moved it from 3 to 4.",
+    "Bumped them from 3 to 4.",
+    "I moved the code around from 1200 to 1350.",
+    # a measure or a range, not a setting changed
+    "Tests went from 1500 to 1620 passing.",
+    "The ports go from 8000 to 8100.",
+    "If we go from 3 to 5 workers, memory doubles.",
+    # asked about or ruled out, not done
+    "Should we switch from Celery to arq?",
+    "I'd rather not bump the limit from 1000 to 5000 yet.",
+    "Don't change the timeout from 30 to 60 seconds.",
+    # four words before "from" only for a number ("the refresh token lifetime from 14 to 7 days")
+    "We changed a lot of things from staging to prod.",
 ])
 def test_a_sentence_choosing_for_the_first_time_changes_nothing(message):
     assert [p for p in _stated_changes(message, "", message) if p[0] is not None] == []

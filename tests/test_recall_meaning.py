@@ -199,6 +199,20 @@ def test_a_change_told_in_words_with_bare_numbers_marks_the_old_value_replaced(t
         assert old_lines and all("replaced" in line for line in old_lines), (question, context)
 
 
+def test_a_range_or_a_measure_told_with_from_and_to_replaces_nothing(tmp_path, project):
+    """"The ephemeral ports go from 8000 to 8100", "the tests went from 1500 to 1620 passing": no value was
+    changed, so the older statement of port 8000 is given unmarked."""
+    captured(tmp_path, project, [("s1", 20, [
+        User("The dev server listens on port 8000."),
+        Assistant("Noted: the dev server is on port 8000."),
+    ]), ("s2", 4, [
+        User("The ephemeral ports go from 8000 to 8100 on that box, and the tests went from 1500 to 1620 passing."),
+        Assistant("Good to know."),
+    ])])
+    context = prompt(project, "Which port does the dev server listen on?")
+    assert "8000" in context and "replaced" not in context, context
+
+
 def test_why_a_value_changed_is_answered_by_the_request_that_changed_it(tmp_path, project):
     """The reason for a change is in the request before it, which need not share a word with the question: a
     replaced value the prompt is about brings the change that replaced it and the turn asking for it."""

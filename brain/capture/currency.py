@@ -33,7 +33,7 @@ _REPLACE = re.compile(r"\breplac(?:e|es|ed|ing)\s+(?P<old>[\w.+#/-]+(?: [\w.+#/-
 _INSTEAD = re.compile(r"\b(?:use|using|pick|choose|chose|go with|switch(?:ed)? to|move(?:d)? to|prefer)\s+"
                       r"(?P<new>[\w.+#/-]+)\s+instead of\s+(?P<old>[\w.+#/-]+)", re.IGNORECASE)
 _VALUE_WORDS = r"`[^`\n]{1,60}`|\d+(?:\.\d+)?\s?[A-Za-z%]{1,12}\b|[\w.:/+#-]+(?: \d+)?"  # `code`, 256 MB, Node 18
-_FROM_TO = re.compile(r"\b(?:switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|upgrad(?:e|ed|ing)|"
+_FROM_TO = re.compile(r"\b(?P<verb>switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|upgrad(?:e|ed|ing)|"
                       r"bump(?:ed|ing)?|go(?:ing)?|went|rais(?:e|ed|ing)|lower(?:ed|ing)?|increas(?:e|ed|ing)|"
                       r"decreas(?:e|ed|ing)|reduc(?:e|ed|ing)|cut|extend(?:ed|ing)?|shorten(?:ed|ing)?)\s+"
                       rf"(?P<subject>(?:\w+\s+){{0,4}}?)from\s+(?P<old>{_VALUE_WORDS})\s+to\s+(?P<new>{_VALUE_WORDS})",
@@ -169,11 +169,16 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
     pairs = []
     for pattern in (_REPLACE, _INSTEAD, _FROM_TO):
         for m in pattern.finditer(text):
+            if pattern is _FROM_TO and _not_carried_out(text, m.start()):
+                continue  # "Should we switch from Celery to arq?", "I'd rather not bump the limit from 1000 to 5000"
             old, new = m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`")
             if _named(old) and _named(new) and old.lower() != new.lower():
-                pairs.append((old, new))
-            elif pattern is _FROM_TO:  # "moved the API from 8087 to 8090", "the timeout from 30 to 45 seconds"
-                pairs += _bare_numbers(old, new, m.group("subject").split()[-1:])
+                if pattern is not _FROM_TO or len(m.group("subject").split()) <= 3:
+                    pairs.append((old, new))
+            elif pattern is _FROM_TO and not m.group("verb").lower().startswith(("go", "went")):
+                # "moved the API from 8087 to 8090", "the timeout from 30 to 45 seconds" ("went from 1500 to 1620
+                # passing", "can go from 2 to 10 replicas": a measure or a range, not a setting changed)
+                pairs += _bare_numbers(old, new, m.group("subject").split())
     for m in _SWITCH_TO.finditer(text):  # "golang-migrate left the database dirty ... let's switch to goose"
         if "from" in m.group("rest").lower().split():  # "switched the worker from Celery to arq": _FROM_TO's
             continue
@@ -237,27 +242,55 @@ def _first_values(old: str, new: str, same_kind) -> list:
 
 
 _SPECIFIC_NUMBER = 4  # digits a bare number needs to stand for one thing (a port: 8087) wherever it is written
+# words before "from" that name nothing an older memory states a value beside ("bumped them from 3 to 4")
+_NO_SUBJECT = frozenset("it them this that these those everything something anything both all one ones things stuff "
+                        "around back up down over out us me you".split())
 
 
-def _bare_numbers(old: str, new: str, subject: list) -> list:
-    """[(old, new)] for a change "from OLD to NEW" where OLD is a bare number: both numbers when specific enough to
-    find again ("8087" -> "8090"); else the old number with the new one's unit ("30" -> "45 seconds"), or both
-    after the word naming what changed ("Node from 18 to 20": "Node 18" -> "Node 20"). [] for "from 10 to 20"
-    alone: it names nothing an older memory could be found stating."""
+def _bare_numbers(old: str, new: str, subject_words: list) -> list:
+    """[(old, new)] for a change "from OLD to NEW" where OLD is a bare number: the old number given the new one's
+    unit ("30" -> "45 seconds") or the thing it counts ("from 2 to 4 processes"); else, after a word naming what
+    changed, both numbers when specific enough to find again ("the API from 8087 to 8090"), or both with that
+    word ("Node from 18 to 20": "Node 18" -> "Node 20"; "the copyright year from 2023": "Year 2023"). [] for
+    "from 10 to 20" alone: it names nothing an older memory could be found stating."""
     kinds = value_kinds(new)
-    if not (kinds and kinds[0][0].startswith("unit:")):
-        new = new.split()[0]  # "to 20 on the runners": the pattern took a word after the number for its unit
-    if not old.isdigit() or old == new:
+    if kinds and kinds[0][0].startswith("unit:") and old.isdigit():
+        unit = kinds[0][1].split(" ", 1)[-1]
+        unit = unit[:-1] if old == "1" and unit.endswith("s") else unit  # "from 1 to 2 seconds": 1 second
+        return _first_values(f"{old} {unit}", kinds[0][1], _same_kind)
+    number, _, rest = new.partition(" ")  # "to 20 on the runners": the pattern took a word after the number
+    if not (old.isdigit() and number.isdigit()) or old == number:
         return []
-    if new.isdigit():
-        if min(len(old), len(new)) >= _SPECIFIC_NUMBER:
-            return [(old, new)]
-        if subject and subject[0].lower() not in WEAK_SUBJECTS:
-            return _first_values(f"{subject[0]} {old}", f"{subject[0]} {new}", str.__eq__)
+    counted = rest.split()[0].strip(".,;:!?)") if rest else ""
+    if counted.isalpha() and len(counted) >= 3 and counted.lower() not in STOPWORDS:
+        return [(f"{old} {counted}", f"{number} {counted}")]
+    subject = subject_words[-1].lower() if subject_words else ""
+    if not subject or subject in WEAK_SUBJECTS or subject in _NO_SUBJECT:
         return []
-    if kinds and kinds[0][0].startswith("unit:"):
-        return _first_values(f"{old} {kinds[0][1].split(' ', 1)[-1]}", kinds[0][1], _same_kind)
-    return []
+    if min(len(old), len(number)) >= _SPECIFIC_NUMBER and not (_year(old) or _year(number)):
+        return [(old, number)]
+    return _first_values(f"{subject} {old}", f"{subject} {number}", str.__eq__)
+
+
+def _year(number: str) -> bool:
+    return len(number) == 4 and number[:2] in ("19", "20")
+
+
+_REQUEST_STARTS = ("can you", "could you", "would you", "will you", "can we", "could we", "please")
+_NEGATIONS = frozenset("not never don't dont won't shouldn't wouldn't can't cannot avoid".split())
+
+
+def _not_carried_out(text: str, at: int) -> bool:
+    """Whether the change whose verb starts at `at` is only asked about or ruled out: its sentence a question that
+    is no request ("Should we switch from X to Y?", not "Can you move ... ?"), or a negation before the verb in it
+    ("I'd rather not bump the limit from 1000 to 5000")."""
+    start = max(text.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n")) + 1
+    ends = [i for i in (text.find(mark, at) for mark in (". ", "! ", "? ")) if i >= 0]
+    end = min(ends) + 1 if ends else len(text.rstrip())
+    sentence = text[start:end].strip()
+    if sentence.endswith("?") and not sentence.lower().startswith(_REQUEST_STARTS):
+        return True
+    return not _NEGATIONS.isdisjoint(text[start:at].lower().replace("n’t", "n't").split())
 
 
 def _same_kind(a: str, b: str) -> bool:
