@@ -23,7 +23,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TOOLS = ROOT.parent / "shared" / "tools"
 FENCE_CHARS = 165  # the fence's opening and closing lines around recalled items
-CUTS = (0.7, 0.5, 0.38, 0.3)
+NULL_PROMPTS = ROOT.parent / "shared" / "data" / "null-prompts.txt"
+# recall's cut (the share of the best item's score an item needs; 0.38 by default), then looser still: no cap for
+# weak matches, a larger budget
+SETTINGS = ({"RELATIVE_CUT": 0.7}, {"RELATIVE_CUT": 0.5}, {"RELATIVE_CUT": 0.38}, {"RELATIVE_CUT": 0.3},
+            {"RELATIVE_CUT": 0.15, "WEAK_BUDGET_TOKENS": 1600},
+            {"RELATIVE_CUT": 0.05, "RELATIVE_MIN": 0.05, "WEAK_BUDGET_TOKENS": 3000, "DEFAULT_BUDGET_TOKENS": 3000})
 
 
 def load_tool():
@@ -69,8 +74,8 @@ def questions(le, sample):
 
 def lexical_reach(le, data) -> dict:
     """Share of evidence (per question, as locomo_eval's frac) whose turn (as stored: with a shared photo's
-    caption) shares no word stem with its question (speakers' names and stopwords aside), and none even within two
-    turns either side."""
+    caption) shares no word stem with its question (speakers' names, stopwords and contraction pieces aside), and
+    none even within two turns either side."""
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE t USING fts5(b, tokenize='porter unicode61')")
     db.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
@@ -80,7 +85,8 @@ def lexical_reach(le, data) -> dict:
         db.execute("INSERT INTO t(rowid, b) VALUES (1, ?)", (text,))
         return {term for (term,) in db.execute("SELECT term FROM v")}
 
-    ignored = set().union(*(stems(word) for word in le.STOP))
+    # the tokenizer's pieces of contractions ("Melanie's", "don't", "I'm") are no shared word either
+    ignored = set().union(*(stems(word) for word in le.STOP)) | {"s", "t", "m", "ll", "re", "ve", "d"}
     weight = none = none_near = 0.0
     for sample in data:
         conv = sample["conversation"]
@@ -102,34 +108,43 @@ def lexical_reach(le, data) -> dict:
 
 
 def frontier(le, data, stores: Path) -> list:
-    """frac, characters and BM25 windows at equal characters along recall's relative cut."""
+    """Evidence, characters, BM25 windows at equal characters and null prompts' characters, with recall's cut (and
+    budgets) set as in SETTINGS: the default among them."""
     import brain.recall.recall as recall_module
     from brain.context.resolve import resolve
     from brain.safety.fence import fence
 
-    default = recall_module.RELATIVE_CUT
+    nulls = [line.strip() for line in NULL_PROMPTS.read_text().splitlines() if line.strip()]
+    saved = {name: getattr(recall_module, name) for setting in SETTINGS for name in setting}
     rows = []
     try:
-        for cut in CUTS:
-            recall_module.RELATIVE_CUT = cut
-            found, windows, chars = [], [], []
+        for setting in SETTINGS:
+            for name, value in {**saved, **setting}.items():
+                setattr(recall_module, name, value)
+            found, windows, chars, null_chars = [], [], [], []
             for ci, sample in enumerate(data):
                 os.environ["RLM_MEM_DIR"] = str(stores / f"c{ci}" / "memory")
                 context = resolve(str(stores / f"c{ci}" / "project"))
+
+                def injected(prompt):
+                    result = recall_module.recall(context.root, prompt, project=context.project.id, track=False)
+                    return fence(result.render(), label="recall") if result.items else ""
+
                 wdb, wins = le.window_db(sample["conversation"])
                 for qa, evidence in questions(le, sample):
-                    result = recall_module.recall(context.root, qa["question"], project=context.project.id,
-                                                  track=False)
-                    text = fence(result.render(), label="recall") if result.items else ""
+                    text = injected(qa["question"])
                     found.append(le.score(evidence, text)["frac"])
                     windows.append(le.score(evidence, le.bm25_window_context(wdb, wins, qa["question"],
                                                                              len(text)))["frac"])
                     chars.append(len(text))
+                null_chars += [len(injected(prompt)) for prompt in nulls]
             frac, win = 100 * statistics.mean(found), 100 * statistics.mean(windows)
-            rows.append({"cut": cut, "frac": round(frac, 1), "chars": round(statistics.mean(chars)),
-                         "bm25_windows": round(win, 1), "ratio": round(frac / win, 3)})
+            rows.append({"setting": setting, "frac": round(frac, 1), "chars": round(statistics.mean(chars)),
+                         "bm25_windows": round(win, 1), "ratio": round(frac / win, 3),
+                         "null_prompt_chars": round(statistics.mean(null_chars), 1)})
     finally:
-        recall_module.RELATIVE_CUT = default
+        for name, value in saved.items():
+            setattr(recall_module, name, value)
     return rows
 
 
@@ -173,11 +188,13 @@ def dense_hybrid(le, data, stores: Path) -> dict:
             cases.append((ours, dense, np.array([len(r[1]) + 20 for r in turns]), wanted, prompt.weak))
         conn.close()
 
-    def run(alpha, cut):
+    def run(alpha, cut, dense_only=False):
         total = chars = 0.0
         for ours, dense, cost, wanted, weak in cases:
-            score = ours + alpha * dense
+            score = ours * (not dense_only) + alpha * dense
             order = np.argsort(-score)[:200]
+            if score[order[0]] <= 0:  # recall ranked nothing (and no model): nothing is injected
+                continue
             limit, used, got = (1200 if weak else 6400), 0, set()
             for i in order:
                 if score[i] < cut * score[order[0]]:
@@ -190,9 +207,12 @@ def dense_hybrid(le, data, stores: Path) -> dict:
         return 100 * total / len(cases), chars / len(cases)
 
     lexical = run(0.0, 0.38)
+    alone = max((g for g in ((run(1.0, c, True), c) for c in (0.5, 0.55, 0.6, 0.65, 0.7)) if g[0][1] <= 3000),
+                key=lambda g: g[0][0])
     grid = [(run(a, c), a, c) for a in (0.1, 0.2, 0.3, 0.4, 0.6, 0.8) for c in (0.3, 0.33, 0.36, 0.4, 0.45)]
     (frac, chars), alpha, cut = max((g for g in grid if g[0][1] <= 3000), key=lambda g: g[0][0])
     return {"recall_alone": {"frac": round(lexical[0], 1), "chars": round(lexical[1])},
+            "model_alone_at_3000": {"frac": round(alone[0][0], 1), "chars": round(alone[0][1]), "cut": alone[1]},
             "best_fused_at_3000": {"frac": round(frac, 1), "chars": round(chars), "alpha": alpha, "cut": cut}}
 
 
