@@ -33,9 +33,10 @@ _REPLACE = re.compile(r"\breplac(?:e|es|ed|ing)\s+(?P<old>[\w.+#/-]+(?: [\w.+#/-
 _INSTEAD = re.compile(r"\b(?:use|using|pick|choose|chose|go with|switch(?:ed)? to|move(?:d)? to|prefer)\s+"
                       r"(?P<new>[\w.+#/-]+)\s+instead of\s+(?P<old>[\w.+#/-]+)", re.IGNORECASE)
 _VALUE_WORDS = r"`[^`\n]{1,60}`|\d+(?:\.\d+)?\s?[A-Za-z%]{1,12}\b|[\w.:/+#-]+(?: \d+)?"  # `code`, 256 MB, Node 18
-_FROM_TO = re.compile(r"\b(?P<verb>switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|upgrad(?:e|ed|ing)|"
-                      r"bump(?:ed|ing)?|go(?:ing)?|went|rais(?:e|ed|ing)|lower(?:ed|ing)?|increas(?:e|ed|ing)|"
-                      r"decreas(?:e|ed|ing)|reduc(?:e|ed|ing)|cut|extend(?:ed|ing)?|shorten(?:ed|ing)?)\s+"
+_FROM_TO = re.compile(r"\b(?P<verb>switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|"
+                      r"upgrad(?:e|ed|ing)|bump(?:ed|ing)?|go(?:ing)?|went|rais(?:e|ed|ing)|lower(?:ed|ing)?|"
+                      r"increas(?:e|ed|ing)|decreas(?:e|ed|ing)|reduc(?:e|ed|ing)|cut|extend(?:ed|ing)?|"
+                      r"shorten(?:ed|ing)?)\s+"
                       rf"(?P<subject>(?:\w+\s+){{0,4}}?)from\s+(?P<old>{_VALUE_WORDS})\s+to\s+(?P<new>{_VALUE_WORDS})",
                       re.IGNORECASE)
 # "switch to goose", "moving to arq", "let's go with Postmark": a tool taking over another's job (alternatives.py)
