@@ -16,6 +16,7 @@ from brain.capture.currency import (
     command_changes,
     config_changes,
     edit_changes,
+    flag_changes,
     manifest_changes,
 )
 from brain.util.text import holds_value
@@ -119,6 +120,26 @@ def test_an_edit_of_a_manifest_swapping_dependencies_is_a_change(path, old, new,
 ])
 def test_an_edit_of_a_configuration_file_changing_a_switch_or_a_name_is_a_change(path, old, new, pairs):
     assert config_changes(path, old, new) == pairs
+
+
+@pytest.mark.parametrize("old, new, pairs", [
+    ("#SBATCH --partition=a100\n#SBATCH --nodes=2\n", "#SBATCH --partition=h100\n#SBATCH --nodes=1\n",
+     [("--partition=a100", "--partition=h100")]),  # the number is edit_changes'
+    ("node --max-old-space-size=2048 app.js", "node --max-old-space-size=4096 app.js", []),
+    ("--log-level=info --log-level=debug", "--log-level=warn", []),  # two values before: which one changed?
+])
+def test_an_edit_giving_a_command_line_option_another_word_is_a_change(old, new, pairs):
+    assert flag_changes(old, new) == pairs
+
+
+def test_a_number_in_scientific_notation_is_a_setting_value():
+    """ML configurations write learning rates so: `lr: 3e-4` into `lr: 1e-4` is a change, told or edited."""
+    assert edit_changes("lr: 3e-4\nweight_decay: 0.01\n", "lr: 1e-4\nweight_decay: 0.01\n") == [
+        ("lr = 3e-4", "lr = 1e-4")]
+    text = "drop the learning rate from 3e-4 to 1e-4 and clip gradients at 1.0, then resubmit"
+    assert ("3e-4", "1e-4") in _stated_changes(text, "", text)
+    measured = "macro-F1 dropped from 0.81 to 0.21 after the tokenizer change"  # a measure: "dropped" alone
+    assert _stated_changes(measured, "", measured) == []
 
 
 @pytest.mark.parametrize("old, new, pairs", [
@@ -297,6 +318,9 @@ def test_code_durations_cron_specs_and_open_work_are_values():
     ("    ttl: PT30M", "30 minutes", True),  # ISO 8601, as Java's Duration and Spring write it
     ("    ttl: PT300M", "30 minutes", False),
     ("cached for half an hour", "30 minutes", True),
+    ("az containerapp update -n api --max-replicas 10", "10 replicas", True),  # a count as a command's option
+    ("--workers=4", "4 workers", True),
+    ("--max-replicas 100", "10 replicas", False),
     # a setting told in prose: near its name, in its sentence, no other number between them
     ("The pool is now 20 (spring.datasource.hikari.maximum-pool-size). Same run", "maximum-pool-size = 20", True),
     ("maximum-pool-size is now 20, fine", "maximum-pool-size = 20", True),

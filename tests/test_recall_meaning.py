@@ -9,6 +9,7 @@ from harness.claude_code import BUNDLE_ROOT, fire
 from harness.transcripts import Assistant, Bash, Edit, Todo, User, Write, write_session
 
 from brain.recall.lexicon import asked_values
+from brain.recall.recall import recall
 from brain.scripts import ChunkStore
 from brain.util.text import words as word_runs
 
@@ -440,6 +441,21 @@ def test_a_question_for_a_value_is_answered_by_a_memory_stating_one_in_its_own_w
     assert "9125" in prompt(project, "Which port does the collector sidecar on the lumen host forward datagrams to?")
     for text in ("Which port does Redis use by default?", *UNRELATED):
         assert prompt(project, text) == "", text
+
+
+def test_a_question_for_a_port_favours_a_memory_stating_a_bare_number():
+    """"Which port is the API on now?" against "I moved the API from 5080 to 5090": a port is often
+    written as a bare number, so the memory stating one is weighed as stating the value asked for (as the prompt
+    gate already took it), above a memory as close to the question's words that states none."""
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    store.create_chunk("I moved the API from 5080 to 5090 today.", created="2026-01-05T09:00:00Z")
+    store.create_chunk("I moved the API notes to the wiki today.", created="2026-01-06T09:00:00Z")  # newer
+    for day, text in enumerate(("Appointments are stored in UTC.", "Reminders go out by SMS a day before.",
+                                "The admin front end is React with Vite.", "Stock counts are taken every Monday.",
+                                "Serilog writes JSON to App Insights.", "Migrations run in the pipeline only."), 7):
+        store.create_chunk(text, created=f"2026-01-{day:02d}T09:00:00Z")
+    items = recall(os.environ["RLM_MEM_DIR"], "Which port is the API on now?", track=False).items
+    assert ["5090" in item.text for item in items][:2] == [True, False], [item.text for item in items]
 
 
 def test_the_kind_of_value_a_question_asks_for_is_the_noun_after_which_or_what():

@@ -32,9 +32,11 @@ _REPLACE = re.compile(r"\breplac(?:e|es|ed|ing)\s+(?P<old>[\w.+#/-]+(?: [\w.+#/-
                       r"(?P<new>[\w.+#/-]+)", re.IGNORECASE)
 _INSTEAD = re.compile(r"\b(?:use|using|pick|choose|chose|go with|switch(?:ed)? to|move(?:d)? to|prefer)\s+"
                       r"(?P<new>[\w.+#/-]+)\s+instead of\s+(?P<old>[\w.+#/-]+)", re.IGNORECASE)
-_VALUE_WORDS = r"`[^`\n]{1,60}`|\d+(?:\.\d+)?\s?[A-Za-z%]{1,12}\b|[\w.:/+#-]+(?: \d+)?"  # `code`, 256 MB, Node 18
-_FROM_TO = re.compile(r"\b(?P<verb>switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|chang(?:e|ed|ing)|"
-                      r"upgrad(?:e|ed|ing)|bump(?:ed|ing)?|go(?:ing)?|went|rais(?:e|ed|ing)|lower(?:ed|ing)?|"
+# `code`, 3e-4, 256 MB, Node 18
+_VALUE_WORDS = r"`[^`\n]{1,60}`|\d+(?:\.\d+)?[eE][-+]?\d+\b|\d+(?:\.\d+)?\s?[A-Za-z%]{1,12}\b|[\w.:/+#-]+(?: \d+)?"
+_FROM_TO = re.compile(r"\b(?P<verb>drop(?:ped|ping)?|switch(?:ed|ing)?|mov(?:e|ed|ing)|migrat(?:e|ed|ing)|"
+                      r"chang(?:e|ed|ing)|upgrad(?:e|ed|ing)|bump(?:ed|ing)?|go(?:ing)?|went|rais(?:e|ed|ing)|"
+                      r"lower(?:ed|ing)?|"
                       r"increas(?:e|ed|ing)|decreas(?:e|ed|ing)|reduc(?:e|ed|ing)|cut|extend(?:ed|ing)?|"
                       r"shorten(?:ed|ing)?)\s+"
                       rf"(?P<subject>(?:\w+\s+){{0,4}}?)from\s+(?P<old>{_VALUE_WORDS})\s+to\s+(?P<new>{_VALUE_WORDS})",
@@ -128,7 +130,7 @@ def _host(url: str):
 
 
 # `TTL = 15 * time.Minute`, `limit = 256 MB`, `cutoff = 72.hours`: not a setting
-_UNIT_OR_PRODUCT = re.compile(r"\s?(?:[A-Za-z%]|\*)|\.[A-Za-z]")
+_UNIT_OR_PRODUCT = re.compile(r"[ \t]?(?:[A-Za-z%]|\*)|\.[A-Za-z]")  # on its line: not the next line's name
 _DURATIONS = frozenset("unit:millisecond unit:second unit:minute unit:hour unit:day unit:week unit:month".split())
 _SIZES = frozenset("unit:kb unit:mb unit:gb unit:tb".split())
 # A number set through a call (`.max_connections(10)`) or a quoted version (`channel = "1.79"`).
@@ -172,6 +174,8 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
         for m in pattern.finditer(text):
             if pattern is _FROM_TO and _not_carried_out(text, m.start()):
                 continue  # "Should we switch from Celery to arq?", "I'd rather not bump the limit from 1000 to 5000"
+            if pattern is _FROM_TO and m.group("verb").lower().startswith("drop") and not m.group("subject").strip():
+                continue  # "accuracy dropped from 0.91 to 0.84" is a measure; "drop the learning rate from" a change
             old, new = m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`")
             if _named(old) and _named(new) and old.lower() != new.lower():
                 if pattern is not _FROM_TO or len(m.group("subject").split()) <= 3:
@@ -479,6 +483,27 @@ def config_changes(file_path: str, old: str, new: str) -> list:
     return pairs
 
 
+# A command-line option set in a file: `#SBATCH --partition=a100`, `--max-old-space-size=4096`, `ENTRYPOINT [...]`
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]{1,40})=([\w.:/@+-]{1,80})(?![\w.:/@+-])")
+
+
+def flag_changes(old: str, new: str) -> list:
+    """("--name=old", "--name=new") for each option an edit gave another word, written once on each side
+    (`--partition=a100` into `--partition=h100`: the option's name makes the pair findable; numbers, as in
+    `--nodes=2`, are edit_changes')."""
+    before, after = _flags(old), _flags(new)
+    return [(f"--{name}={value}", f"--{name}={after[name]}") for name, value in before.items()
+            if name in after and after[name].lower() != value.lower() and not after[name].replace(".", "").isdigit()
+            and not value.replace(".", "").isdigit()]
+
+
+def _flags(text: str) -> dict:
+    found = {}
+    for m in _FLAG.finditer(text):
+        found.setdefault(m.group(1), []).append(m.group(2))
+    return {name: values[0] for name, values in found.items() if len(set(values)) == 1}
+
+
 # A keyword argument given a quoted word: `config(materialized='view')`, `Field(default="draft")`, a line of a
 # call's arguments (`    materialized='incremental',`). After "(" or "," or alone on its line, and followed by "," or
 # ")": a SQL predicate (`where status = 'active'`) or a markup attribute (`variant="primary"`) is no argument.
@@ -542,6 +567,7 @@ def session_changes(turns) -> list:
                 pairs += manifest_changes(use.file_path, *use.edit)
                 pairs += [pair for pair in config_changes(use.file_path, *use.edit) if pair not in pairs]
                 pairs += [pair for pair in argument_changes(*use.edit) if pair not in pairs]
+                pairs += [pair for pair in flag_changes(*use.edit) if pair not in pairs]
                 pairs += [said for pair in pairs for said in _said_as(turn.text or "", pair)]
                 changes += [Change(o, n, turn.timestamp, turn) for o, n in pairs]
             elif use.name == "Bash" and use.ok is not False and use.command:

@@ -1071,7 +1071,8 @@ def _weight(row, prompt, project, now, why) -> float:
     if prompt.dates and _about_dates(row, prompt.dates):
         weight *= DATE_BOOST
         why.append("date")
-    if prompt.wants and set(row["value_kinds"].split()) & prompt.wants:
+    if prompt.wants and set(row["value_kinds"].split()) & (prompt.wants | ({"number"} if "port" in prompt.wants
+                                                                             else set())):
         weight *= VALUE_KIND_BOOST
         why.append("value")
     if row["tags"]:

@@ -20,7 +20,8 @@ _HOST = re.compile(r"\b(?=[a-z0-9-]{0,62}[a-z])[a-z0-9-]{1,63}(?:\.[a-z0-9-]{1,6
 SUBJECT_NUMBER = re.compile(r"\b([A-Za-z][A-Za-z+#]{1,20})(?:\s+v?|[:@]v?)(\d+(?:\.\d+){0,2})\b")
 _LONG_NUMBER = re.compile(r"(?<![\w.])\d{3,6}(?![\w.])")
 # `pool = 10`, `version: 0.3.1` (whole), and names as YAML writes them: `maximum-pool-size: 12`
-ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_][A-Za-z_-]{0,38}[A-Za-z_])\s*[=:]\s*(\d+(?:\.\d+){0,3})\b(?!\.\d)")
+ASSIGNED_NUMBER = re.compile(r"\b([A-Za-z_][A-Za-z_-]{0,38}[A-Za-z_])\s*[=:]\s*(\d+(?:\.\d+){0,3}(?:[eE][-+]?\d+)?)\b"
+                             r"(?!\.\d)")  # `lr: 3e-4`: a learning rate is written in scientific notation
 # Durations as code writes them; each is read as "N unit" so that it matches the same value in prose.
 _GO_DURATION = re.compile(r"(?:\b(\d+(?:\.\d+)?)\s*\*\s*)?\btime\.(Millisecond|Second|Minute|Hour)\b")
 _CALL_DURATION = re.compile(r"\b(?:Duration|TimeDelta)(?:::from_|::|\.of)(millis|secs|mins|hours|days|weeks|minutes|"
