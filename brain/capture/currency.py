@@ -174,9 +174,10 @@ def _stated_changes(text: str, previous: str, message: str = "") -> list:
         for m in pattern.finditer(text):
             if pattern is _FROM_TO and _not_carried_out(text, m.start()):
                 continue  # "Should we switch from Celery to arq?", "I'd rather not bump the limit from 1000 to 5000"
-            if pattern is _FROM_TO and m.group("verb").lower().startswith("drop") and not m.group("subject").strip():
-                continue  # "accuracy dropped from 0.91 to 0.84" is a measure; "drop the learning rate from" a change
             old, new = m.group("old").strip(".,;:`"), m.group("new").strip(".,;:`")
+            if pattern is _FROM_TO and m.group("verb").lower().startswith("drop") \
+                    and not _dropped_a_value(text, m.start(), m.group("subject"), old, new):
+                continue
             if _named(old) and _named(new) and old.lower() != new.lower():
                 if pattern is not _FROM_TO or len(m.group("subject").split()) <= 3:
                     pairs.append((old, new))
@@ -266,8 +267,9 @@ def _bare_numbers(old: str, new: str, subject_words: list) -> list:
     number, _, rest = new.partition(" ")  # "to 20 on the runners": the pattern took a word after the number
     if not (old.isdigit() and number.isdigit()) or old == number:
         return []
-    counted = rest.split()[0].strip(".,;:!?)") if rest else ""
-    if counted.isalpha() and len(counted) >= 3 and counted.lower() not in STOPWORDS:
+    counted = rest.split()[0].strip(".,;:!?)") if rest else ""  # a plural noun: "to 4 processes", not "to 4 fixed"
+    if counted.isalpha() and len(counted) >= 4 and counted.endswith("s") and not counted.endswith("ss") \
+            and counted.lower() not in STOPWORDS:
         return [(f"{old} {counted}", f"{number} {counted}")]
     subject = subject_words[-1].lower() if subject_words else ""
     if not subject or subject in WEAK_SUBJECTS or subject in _NO_SUBJECT:
@@ -279,6 +281,20 @@ def _bare_numbers(old: str, new: str, subject_words: list) -> list:
 
 def _year(number: str) -> bool:
     return len(number) == 4 and number[:2] in ("19", "20")
+
+
+_DOERS = ("i", "we", "let's", "lets", "please", "to", "i'll", "we'll", "i'd", "we'd", "then", "and", "also", "just")
+
+
+def _dropped_a_value(text: str, at: int, subject: str, old: str, new: str) -> bool:
+    """Whether "drop ... from OLD to NEW" (verb at `at`) is someone lowering a value: the verb opens its sentence or
+    follows "I", "we", "let's"..., it has an object, and both sides hold a digit. "Drop the index from users to
+    speed up the import" removes something; "accuracy dropped sharply from 0.91 to 0.84" is a measure."""
+    if not subject.strip() or not (any(c.isdigit() for c in old) and any(c.isdigit() for c in new)):
+        return False
+    start = max(text.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n", ": ", "; ")) + 1
+    before = text[start:at].lower().replace("’", "'").split()
+    return not before or before[-1] in _DOERS
 
 
 _REQUEST_STARTS = ("can you", "could you", "would you", "will you", "can we", "could we", "please")
@@ -484,7 +500,7 @@ def config_changes(file_path: str, old: str, new: str) -> list:
 
 
 # A command-line option set in a file: `#SBATCH --partition=a100`, `--max-old-space-size=4096`, `ENTRYPOINT [...]`
-_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]{1,40})=([\w.:/@+-]{1,80})(?![\w.:/@+-])")
+_FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]{1,40})=([\w.:/@+-]{1,80})(?![\w.:/@+=,-])")  # not --env=K=V
 
 
 def flag_changes(old: str, new: str) -> list:
@@ -492,9 +508,18 @@ def flag_changes(old: str, new: str) -> list:
     (`--partition=a100` into `--partition=h100`: the option's name makes the pair findable; numbers, as in
     `--nodes=2`, are edit_changes')."""
     before, after = _flags(old), _flags(new)
-    return [(f"--{name}={value}", f"--{name}={after[name]}") for name, value in before.items()
-            if name in after and after[name].lower() != value.lower() and not after[name].replace(".", "").isdigit()
-            and not value.replace(".", "").isdigit()]
+    new_lines = {line.strip() for line in new.splitlines()}
+    pairs = []
+    for name, value in before.items():
+        changed = after.get(name)
+        if not changed or changed.lower() == value.lower() or changed.replace(".", "").isdigit() \
+                or value.replace(".", "").isdigit():
+            continue
+        was, now = f"--{name}={value}", f"--{name}={changed}"
+        # the same line with only the option's value changed: not another command given the option
+        if any(was in line and line.strip().replace(was, now) in new_lines for line in old.splitlines()):
+            pairs.append((was, now))
+    return pairs
 
 
 def _flags(text: str) -> dict:

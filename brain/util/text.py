@@ -158,11 +158,10 @@ def value_span(text: str, value: str):
     elif " = " in value:  # a setting: `max_connections = 10` is also written max_connections=10, (10), : 10
         name, _, setting = value.partition(" = ")
         variants += [f"{name}={setting}", f"{name}({setting})", f"{name}: {setting}"]
-    options = ()
-    if subject.isdigit() and number.isalpha() and number.endswith("s") and number not in _ATTEMPTS \
-            and number.rstrip("s") not in _TIME_UNITS:  # "10 replicas" is also an option: --max-replicas 10
-        options = (f"-{number} {subject}", f"-{number}={subject}")
-        variants += options
+    if subject.isdigit() and number.isalpha() and number.endswith("s") and len(number) >= 5 \
+            and number not in _ATTEMPTS and number.rstrip("s") not in _TIME_UNITS:
+        # "10 replicas" is also an option: --replicas 10, --max-replicas=10, --num-workers 4 (not --min-replicas)
+        variants += [f"--{prefix}{number}{sep}{subject}" for prefix in ("", "max-", "num-") for sep in " ="]
     if subject.isdigit() and number.rstrip("s") in _TIME_UNITS:  # "72 hours" is also Ruby's 72.hours
         variants.append(f"{subject}.{number}")
         unit = number.rstrip("s")
@@ -184,8 +183,6 @@ def value_span(text: str, value: str):
             glued_after = after[:1].isalnum() or after[:1] in _VALUE_GLUE or (after[:1] == "." and after[1:2].isalnum())
             if variant is not value and after[:1] == "-":  # "node:18-alpine" states Node 18
                 glued_after = False
-            if variant in options:  # the option's name may have a prefix: --max-replicas, --num-workers
-                glued_before = False
             if after[:1] in _VALUE_GLUE and after[1:2].isalnum() and value.isalpha() and len(value) >= 3:
                 glued_after = False  # a tool's name before _ or - names one of its parts: rusoto_s3, celery-beat
             if not glued_before and not glued_after:
