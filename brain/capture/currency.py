@@ -283,6 +283,14 @@ def _year(number: str) -> bool:
     return len(number) == 4 and number[:2] in ("19", "20")
 
 
+_SENTENCE_MARKS = (". ", "! ", "? ")
+
+
+def _sentence_start(text: str, at: int, clause_marks=()) -> int:
+    """Where the sentence holding position `at` starts (or its clause, after one of `clause_marks`)."""
+    return max(text.rfind(mark, 0, at) for mark in (*_SENTENCE_MARKS, "\n", *clause_marks)) + 1
+
+
 _DOERS = ("i", "we", "let's", "lets", "please", "to", "i'll", "we'll", "i'd", "we'd", "then", "and", "also", "just")
 
 
@@ -292,8 +300,7 @@ def _dropped_a_value(text: str, at: int, subject: str, old: str, new: str) -> bo
     speed up the import" removes something; "accuracy dropped sharply from 0.91 to 0.84" is a measure."""
     if not subject.strip() or not (any(c.isdigit() for c in old) and any(c.isdigit() for c in new)):
         return False
-    start = max(text.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n", ": ", "; ")) + 1
-    before = text[start:at].lower().replace("’", "'").split()
+    before = text[_sentence_start(text, at, (": ", "; ")):at].lower().replace("’", "'").split()
     return not before or before[-1] in _DOERS
 
 
@@ -305,8 +312,8 @@ def _not_carried_out(text: str, at: int) -> bool:
     """Whether the change whose verb starts at `at` is only asked about or ruled out: its sentence a question that
     is no request ("Should we switch from X to Y?", not "Can you move ... ?"), or a negation before the verb in it
     ("I'd rather not bump the limit from 1000 to 5000")."""
-    start = max(text.rfind(mark, 0, at) for mark in (". ", "! ", "? ", "\n")) + 1
-    ends = [i for i in (text.find(mark, at) for mark in (". ", "! ", "? ")) if i >= 0]
+    start = _sentence_start(text, at)
+    ends = [i for i in (text.find(mark, at) for mark in _SENTENCE_MARKS) if i >= 0]
     end = min(ends) + 1 if ends else len(text.rstrip())
     sentence = text[start:end].strip()
     if sentence.endswith("?") and not sentence.lower().startswith(_REQUEST_STARTS):
@@ -523,10 +530,17 @@ def flag_changes(old: str, new: str) -> list:
 
 
 def _flags(text: str) -> dict:
+    """option -> the one word `text` gives it (options given more than one left out)."""
+    return _one_value_each((m.group(1), m.group(2)) for m in _FLAG.finditer(text))
+
+
+def _one_value_each(pairs) -> dict:
+    """name -> value of (name, value) pairs, for the names given one value only: a name given several says nothing
+    about which one an edit changed."""
     found = {}
-    for m in _FLAG.finditer(text):
-        found.setdefault(m.group(1), []).append(m.group(2))
-    return {name: values[0] for name, values in found.items() if len(set(values)) == 1}
+    for name, value in pairs:
+        found.setdefault(name, set()).add(value)
+    return {name: next(iter(values)) for name, values in found.items() if len(values) == 1}
 
 
 # A keyword argument given a quoted word: `config(materialized='view')`, `Field(default="draft")`, a line of a
@@ -548,10 +562,7 @@ def argument_changes(old: str, new: str) -> list:
 
 def _arguments(text: str) -> dict:
     """name -> the one quoted word `text` gives that keyword argument (names given more than one left out)."""
-    found = {}
-    for m in _QUOTED_ARGUMENT.finditer(text):
-        found.setdefault(m.group(1), set()).add(m.group(3))
-    return {name: next(iter(values)) for name, values in found.items() if len(values) == 1}
+    return _one_value_each((m.group(1), m.group(3)) for m in _QUOTED_ARGUMENT.finditer(text))
 
 
 _COUNTED = re.compile(r"(?<![\w.])(\d+)\s+([A-Za-z][a-z-]+(?:\s+[a-z][a-z-]+)?)\b")  # "10 login attempts"

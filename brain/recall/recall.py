@@ -349,6 +349,7 @@ class _Prompt:
         # (a date taken out of the text may have cut a path, so the words' files are found in what is left)
         extensions = _extension_counts(paths if undated is text else _file_paths(undated))
         self.wants, asking = asked_values(runs)
+        self.stated_kinds = _stated_kinds(self.wants)  # what a memory's value_kinds holds when it states one
         self.why = "why" in runs  # a reason: said before the decision or change it explains
         self.asks_history = not HISTORY_WORDS.isdisjoint(runs)  # "why did we ...?": about the work done together
         for pair, one in PHRASES.items():  # "log in" is one idea: login
@@ -890,12 +891,17 @@ def _stating(conn, rowids, wanted: set) -> list:
     """The rows among `rowids` that state a value of a kind in `wanted` (search.db value_kinds)."""
     if not rowids:
         return []
-    if "port" in wanted:  # a port is often written as a bare number ("the proxy forwards to 9400")
-        wanted = wanted | {"number"}
+    wanted = _stated_kinds(wanted)
     marks = ",".join("?" * len(rowids))
     return [rowid for rowid, kinds in conn.execute(
         f"SELECT rowid, value_kinds FROM chunks WHERE rowid IN ({marks})", list(rowids))
         if wanted.intersection(kinds.split())]
+
+
+def _stated_kinds(wanted: set) -> set:
+    """The value kinds (search.db value_kinds) of a memory stating a value of a kind in `wanted`: a port is often
+    written as a bare number ("the proxy forwards to 9400")."""
+    return wanted | {"number"} if "port" in wanted else wanted
 
 
 def _ideas(words) -> set:
@@ -1071,8 +1077,7 @@ def _weight(row, prompt, project, now, why) -> float:
     if prompt.dates and _about_dates(row, prompt.dates):
         weight *= DATE_BOOST
         why.append("date")
-    if prompt.wants and set(row["value_kinds"].split()) & (prompt.wants | ({"number"} if "port" in prompt.wants
-                                                                             else set())):
+    if prompt.wants and not prompt.stated_kinds.isdisjoint(row["value_kinds"].split()):
         weight *= VALUE_KIND_BOOST
         why.append("value")
     if row["tags"]:
