@@ -16,7 +16,8 @@ from demo import SESSION_1, write_transcript  # noqa: E402
 NEVER = {"pathlib", "dataclasses", "logging", "typing", "tempfile", "subprocess", "inspect", "jsonschema", "yaml",
          "click", "filelock", "frontmatter", "brain.store.chunk_store", "brain.garden.garden"}
 START_ALSO_NEVER = {"re", "json", "sqlite3", "enum", "datetime", "collections", "functools", "brain.recall.core",
-                    "brain.recall.recall"}
+                    "brain.recall.recall", "brain.recall.prompt", "brain.recall.candidates", "brain.recall.gate",
+                    "brain.recall.scoring", "brain.recall.render", "brain.recall.weights"}
 
 
 def imported(event, payload, env) -> set:

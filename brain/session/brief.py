@@ -116,7 +116,7 @@ def _record_in_full(text: str) -> str:
 def render_memory(rows, project_name: str, total: int | None, changes=()) -> str:
     """The brief's memory part: the most important rows in full, the latest value changes (`changes`, from
     recall/current.current_values) quoted, then an index of the rest, within CONTEXT_BUDGET_CHARS."""
-    from brain.recall.recall import RecallResult  # (with SQLite) only when a brief is computed, not reused
+    from brain.recall.render import RecallResult  # only when a brief is computed, not reused
 
     if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
         return f"Memory for project {project_name}: none yet. {RecallResult.LEGEND}" if total else ""
