@@ -103,13 +103,13 @@ def test_the_recall_legend_is_given_once_per_session_not_in_every_prompt(capture
 
 
 def test_sqlite_loaded_without_functools_caches_statements_and_leaves_functools_whole():
-    """brain.util.sqlite hands SQLite's C module a stand-in functools for its statement cache; in a fresh
+    """brain.cpython.fast hands SQLite's C module a stand-in functools for its statement cache; in a fresh
     interpreter the cache must work (statements reused, many distinct ones) and a later `import functools` must
     give the real module."""
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(BUNDLE_ROOT)!r})\n"
-        "from brain.util.sqlite import sqlite3\n"
+        "from brain.cpython.fast import sqlite3\n"
         "assert 'functools' not in sys.modules and 'collections' not in sys.modules\n"
         "conn = sqlite3.connect(':memory:', cached_statements=16)\n"
         "conn.execute('CREATE TABLE t (n)')\n"

@@ -18,9 +18,9 @@ from collections import Counter, namedtuple
 
 from brain.capture.alternatives import job_of, same_job
 from brain.capture.transcript import EDIT_TOOLS
+from brain.cpython.fast import sqlite3
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
-from brain.util.sqlite import sqlite3
 from brain.util.text import STOPWORDS, SWITCHES, holds_value, sentences, words
 from brain.util.timestamps import normalize_timestamp
 from brain.util.values import ASSIGNED_NUMBER, WEAK_SUBJECTS, says_open_work, value_kinds

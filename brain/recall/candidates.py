@@ -3,11 +3,11 @@ FTS5, porter stemming) and its family's, the memories of the days, files and ope
 the rows themselves. Reads only index/search.db; every query is bounded (brain/recall/weights.py, the limits)."""
 import math
 
+from brain.cpython.fast import sqlite3
 from brain.index.search_index import TOKENIZER
 from brain.recall import weights
 from brain.recall.lexicon import related
 from brain.recall.prompt import stated_kinds
-from brain.util.sqlite import sqlite3
 
 # A word's best matches. bm25() sorted by SQLite rather than FTS5's `ORDER BY rank`, which sorts through a query of
 # its own: the same rows in the same order, 20-25% less time (13 prompt words at 10,000 memories: 32.5 -> 25 ms).

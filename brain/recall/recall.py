@@ -17,6 +17,7 @@ Reads only index/search.db, in four steps, each in its own module:
    a kind mark and what their relative dates mean.
 Every number these steps use is in weights.py, with why it has its value.
 """
+from brain.cpython.fast import sqlite3
 from brain.index.access import record_access
 from brain.index.search_index import chunk_count, connect
 from brain.recall import candidates, gate, scoring, weights
@@ -24,7 +25,6 @@ from brain.recall.depth import DEPTHS
 from brain.recall.prompt import Clock, Prompt
 from brain.recall.render import RecallResult, fill
 from brain.store.sensitivity import check_level
-from brain.util.sqlite import sqlite3
 
 DEFAULT_BUDGET_TOKENS = weights.DEFAULT_BUDGET_TOKENS
 _LEFT_OPEN = []  # connections of a process about to leave (recall's `exiting`)

@@ -204,7 +204,7 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
     from brain.recall.core import select_for_session  # a brief to compute: not on a reused brief's path
     from brain.recall.current import current_values  # a brief to compute: not on a reused brief's path
     from brain.store.sensitivity import allowed  # a brief to compute: not on a reused brief's path
-    from brain.util.sqlite import sqlite3  # a brief to compute: not on a reused brief's path
+    from brain.cpython.fast import sqlite3  # a brief to compute: not on a reused brief's path
     from brain.safety.fence import fence  # a brief to compute: not on a reused brief's path
 
     fresh = True
