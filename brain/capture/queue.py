@@ -74,11 +74,14 @@ def pending(root) -> list:
     return out
 
 
-def pending_count(root) -> int:
+def pending_count(root, *, other_than: str | None = None) -> int:
     """Sessions waiting for capture with something left to write: a queued transcript that still exists and
-    either grew past what was captured or awaits its final capture (the session record)."""
+    either grew past what was captured or awaits its final capture (the session record). `other_than`: a session
+    left out (the one asking)."""
     count = 0
     for _, entry in pending(root):
+        if other_than is not None and entry.get("session_id") == other_than:
+            continue
         try:
             size = os.stat(entry["transcript_path"]).st_size
         except OSError:

@@ -292,10 +292,15 @@ def build_session_context(root, project, inp, *, max_sensitivity: str = "medium"
     if not memory_writable(root):
         memory_status = "Inaccessible"
     else:
-        from brain.session.background import at_session_start  # queue earlier sessions, start the worker
+        from brain.session.background import (  # queue earlier sessions, start the worker
+            at_session_start,
+            wait_for_capture,
+        )
 
         if not at_session_start(root, inp.transcript_path, inp.session_id, project):
             memory_status = "Inaccessible"
+        else:  # a session that just ended is captured first: what it said belongs in this brief
+            wait_for_capture(root, inp.session_id)
     brief = current_brief(root, project, max_sensitivity=max_sensitivity, writable=memory_status is None)
     active = inp.source in ("resume", "compact")
     hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)
