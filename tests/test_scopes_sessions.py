@@ -177,6 +177,23 @@ def test_a_new_projects_first_session_starts_with_what_the_person_just_said_else
         assert worker_done(isolated_memory)
 
 
+def test_a_session_start_waits_only_for_other_projects_queued_sessions(tmp_path, projects, isolated_memory):
+    """Only another project's session can hold what this project's brief lacks (the person's own memories):
+    a start in the same project never waits for its own project's queued capture."""
+    from brain.capture.queue import pending_count, seen_session
+    from brain.session.background import wait_for_capture
+
+    t = Transcript(tmp_path / "a1.jsonl", "a1", projects["alpha"])
+    assert fire("SessionStart", dict(t.base, source="startup"))[0].returncode == 0
+    t.user("From now on, always answer me in British English.")
+    assert fire("Stop", dict(t.base, stop_hook_active=False))[0].returncode == 0  # queued: no worker in this test
+    alpha = seen_session(isolated_memory, "a1")["project"][0]
+    assert pending_count(isolated_memory) == 1 and pending_count(isolated_memory, elsewhere_than="beta-1") == 1
+    assert pending_count(isolated_memory, elsewhere_than=alpha) == 0
+    assert wait_for_capture(isolated_memory, alpha) is True  # nothing of another project: no wait
+    assert wait_for_capture(isolated_memory, "beta-1") is False  # queued, but no worker may run (RLM_MEM_BACKGROUND=0)
+
+
 def test_remember_chooses_the_scope_from_the_words_and_scope_overrides(projects, isolated_memory):
     mine = rlm("remember", "Always reply to me in short answers without emojis", cwd=projects["alpha"]).split()[0]
     theirs = rlm("remember", "Use ruff for linting", "--scope", "global", cwd=projects["alpha"]).split()[0]

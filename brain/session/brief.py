@@ -299,8 +299,8 @@ def build_session_context(root, project, inp, *, max_sensitivity: str = "medium"
 
         if not at_session_start(root, inp.transcript_path, inp.session_id, project):
             memory_status = "Inaccessible"
-        else:  # a session that just ended is captured first: what it said belongs in this brief
-            wait_for_capture(root, inp.session_id)
+        else:  # another project's session that just ended is captured first: the person's own memories from it
+            wait_for_capture(root, project.id)
     brief = current_brief(root, project, max_sensitivity=max_sensitivity, writable=memory_status is None)
     active = inp.source in ("resume", "compact")
     hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)
