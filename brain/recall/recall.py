@@ -20,7 +20,7 @@ Every number these steps use is in weights.py, with why it has its value.
 from brain.cpython.fast import sqlite3
 from brain.index.access import record_access
 from brain.index.search_index import chunk_count, connect
-from brain.recall import candidates, gate, scoring, weights
+from brain.recall import candidates, gate, weights
 from brain.recall.depth import DEPTHS
 from brain.recall.prompt import Clock, Prompt
 from brain.recall.render import RecallResult, fill
@@ -84,6 +84,8 @@ def rank(conn, prompt, project, max_sensitivity, now, changes=()):
     cover = gate.Coverage(found, total)
     if gate.reason_to_inject(conn, found, cover, prompt.wants) is None:
         return [], 0
+    from brain.recall import scoring  # past the gate only: most prompts stop there (~0.3 ms of the prompt hook)
+
     prompt.weak = cover.best < weights.STRONG_SHARE \
         and not (found.file_rows or found.open_work or found.dated or prompt.asks_history)
     scores = scoring.starting_scores(conn, found, prompt)
