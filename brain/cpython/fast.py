@@ -2,18 +2,19 @@
 public module, each with that public module as its fallback when the private one is missing or fails.
 
 A hook's whole budget is about two bare interpreter starts (bench/run.py), and the public modules load far more
-than the hooks use. The savings below are the CPU a hook spends with the public module instead, in one run of
-bench/private_imports.py (medians of 41 runs of each hook, the code as it is against one module swapped):
-- `_json` (JSON, every hook): `json` brings `re`, `enum` and their imports: +4.2 to +5.4 ms on every hook.
+than the hooks use. The savings below are the CPU a hook spends more with the public module, in four runs of
+bench/private_imports.py (each hook 31-41 times per variant, alternating, CPU medians; the range over the runs
+and the hooks the module serves; bench/README.md has the tables):
+- `_json` (JSON, every hook): `json` brings `re`, `enum` and their imports: +4.2 to +7.8 ms.
 - `_sqlite3` loaded without `functools` (the prompt hook, a brief computed): `sqlite3` loads sqlite3.dbapi2 and
   `datetime`, and the C module itself imports `functools` (with `collections`, `operator`, `reprlib`...) for one
-  thing, its statement cache: +2.7 ms on the prompt hook.
+  thing, its statement cache: +2.3 to +3.1 ms on the prompt hook.
 - `_sha256` (`_sha2` from 3.12; project ids in every hook, the fence's nonce): `hashlib` loads OpenSSL: +1.9 to
-  +2.5 ms on every hook.
-- `_signal` (every hook's time limit): `signal` wraps it in enums (`enum`): +2.6 to +3.6 ms on every hook.
+  +3.1 ms, +2.5 ms at the median.
+- `_signal` (every hook's time limit): `signal` wraps it in enums (`enum`): +2.6 to +4.8 ms.
 Measured and made public (under 2 ms): named tuples without `_collections._tuplegetter` (a property per field:
-+0.0 ms; `collections` would cost +0.8 to +1.0 ms), `threading.get_ident` (loaded by writers only: a hook never
-needs it; at module level it cost the prompt hook +1.4 ms), `hashlib.sha1` (writers only).
+-0.2 to +0.3 ms; `collections` would cost +0.6 to +2.0 ms), `threading.get_ident` (loaded by writers only: a hook
+never needs it; at module level it cost the prompt hook +1.4 to +2.5 ms), `hashlib.sha1` (writers only).
 """
 import sys
 
