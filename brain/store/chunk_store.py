@@ -18,6 +18,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
+from brain.cpython.fast import sqlite3
 from brain.index import access, json_indexes, search_index
 from brain.index.fingerprint import index_signature
 from brain.safety.redact import redact
@@ -32,7 +33,6 @@ from brain.store.validation import check, schema_errors
 from brain.store.write_session import writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
 from brain.util.files import atomic_write_text, ensure_dir, owner_lock, read_bytes, store_lock, try_acquire
-from brain.util.sqlite import sqlite3
 from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 

@@ -3,12 +3,12 @@
 Identical content to an active memory reinforces that memory instead of adding a copy. A memory that replaces
 another records `supersedes`; the old one is marked superseded (kept readable, never offered as current).
 """
+from brain.cpython.fast import sqlite3
 from brain.index import access, search_index
 from brain.safety.redact import redact
 from brain.store.audit import audit
 from brain.store.chunk import validate_chunk_id
 from brain.util.errors import ChunkNotFound, ChunkValidationError
-from brain.util.sqlite import sqlite3
 from brain.util.timestamps import utc_now
 
 

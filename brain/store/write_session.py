@@ -27,6 +27,7 @@ from json import dumps
 from json.encoder import encode_basestring
 from pathlib import Path
 
+from brain.cpython.fast import sqlite3
 from brain.index import search_index
 from brain.index.fingerprint import month_fingerprint
 from brain.store.chunk import month_of, validate_chunk_id
@@ -34,7 +35,6 @@ from brain.store.links import count_tag_rows, referrers
 from brain.util import fastjson
 from brain.util.errors import StoreUnwritable
 from brain.util.files import BatchWriter, atomic_write_encoded, store_lock
-from brain.util.sqlite import sqlite3
 
 log = logging.getLogger("rlm_mem")
 _CACHE = "-65536"  # KiB
