@@ -9,7 +9,7 @@ from brain.recall.depth import DEPTHS, render, summary_line
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES
-from brain.store.lifecycle import SCOPES, remember_memory, set_scope
+from brain.store.lifecycle import SCOPES, own_store_beside, remember_memory, set_scope
 from brain.util.timestamps import normalize_timestamp
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
@@ -94,18 +94,21 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
 
     project = env.project
     chosen = scope or scope_of(content)
-    chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
+    store = (own_store_beside(env.store) or env.store) if chosen == "user" else env.store  # never the team's
+    chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
                              confidence=confidence, supersedes=[env.full_id(ref) for ref in supersedes], pinned=pin, project=project.id,
                              extra_metadata={"project_name": project.name, "sensitivity": sensitivity,
                                              "scope": None if chosen == "project" else chosen})
     if scope:  # said again with a scope: the memory it repeats takes that scope
-        chunks = [set_scope(env.store, c.id, scope) if _scope(c) != scope else c for c in chunks]
+        chunks = [set_scope(store, c.id, scope) if _scope(c) != scope else c for c in chunks]
     _refresh_brief(env, project.id)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
         for c in chunks:
             click.echo(c.id)
+    if store is not env.store:
+        click.echo(f"(about you: kept in your own memory, {store.root}, not in the project's shared one)", err=True)
 
 def _scope(chunk) -> str:
     return chunk.metadata.get("scope") or "project"

@@ -10,6 +10,7 @@ import time
 from brain.capture.queue import enqueue, note_session, pending_count, unfinished_sessions, worker_running
 from brain.context.dependencies import ready
 from brain.index.fingerprint import derived_behind
+from brain.sync.status import due as sync_due
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_UNFINISHED = 20  # earlier sessions queued by one session start
@@ -76,8 +77,9 @@ def at_session_start(root, transcript_path: str, session_id: str, project) -> bo
             enqueue(root, sid, path, final=ended)
     except OSError:
         return False  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    # capture to do, packages to install before it (the worker does that first), or derived data to bring current
-    if pending_count(root) or not ready(BUNDLE_ROOT) or derived_behind(root):
+    # capture to do, packages to install before it (the worker does that first), derived data to bring current, or
+    # a sync due (what other machines pushed comes in while the session starts; the hook never waits for it)
+    if pending_count(root) or not ready(BUNDLE_ROOT) or derived_behind(root) or sync_due(root):
         start_worker(root)
     try:
         from brain.garden.schedule import garden_due  # one small file read; the rest of gardening never loads here

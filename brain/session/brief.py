@@ -18,6 +18,7 @@ from brain.hud.state import load_hud_state
 from brain.index.fingerprint import month_fingerprint
 from brain.recall.depth import summary_line
 from brain.session.usage import session_view
+from brain.sync.status import behind_note
 from brain.util.files import atomic_write_json, read_json
 from brain.util.text import clip
 
@@ -84,7 +85,7 @@ def hud_text(root, inp, *, active, brief: dict, memory_status=None) -> str:
     return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
                       present=view["task"], future=brief.get("future", ""), loaded=brief.get("loaded", 0),
                       pending=pending_count(root), context=view["context"], tools=view["tools"],
-                      memory_status=memory_status)
+                      memory_status=memory_status, sync_note=behind_note(root))
 
 
 def _row_dict(row) -> dict:

@@ -106,6 +106,7 @@ class WriteSession:
         self._chunks, self._archive = os.fspath(layout.chunks_dir), os.fspath(layout.archive_dir)
         self._checked: set = set()  # chunk folders found free of links in this session
         self.replaced = None
+        self.mtimes: dict = {}
         try:
             self.conn, self.replaced = search_index.connect_for_writing(layout.root)
             if self.replaced:
@@ -286,6 +287,7 @@ class WriteSession:
         if self.batch is not None:  # every file of this batch is durable before anything reports it saved
             try:
                 mtimes = self.batch.finish()
+                self.mtimes = mtimes  # path -> mtime of each file the batch wrote (brain/sync seeds its scan)
             except OSError as exc:
                 self.abort(discard_new=True)
                 raise StoreUnwritable(f"nothing was saved: cannot write the new chunk files: "
