@@ -37,9 +37,9 @@ def plugin(tmp_path, isolated_memory):
     return copy, cache, env
 
 
-def connect(copy, env, cwd):
+def connect(copy, env, cwd, **options):
     return Client(StdioServerParameters(command=PYTHON, args=["-I", str(copy / "scripts" / "rlm_mem.py"), "mcp"],
-                                        env=env, cwd=str(cwd)), read_timeout_seconds=60)
+                                        env=env, cwd=str(cwd)), read_timeout_seconds=60, **options)
 
 
 def install_by_hand(env):
@@ -57,9 +57,14 @@ def test_it_answers_at_once_says_installing_and_the_next_call_after_the_install_
     lock = open(cache / "python.lock", "a")  # another process (the capture worker) is installing
     fcntl.flock(lock, fcntl.LOCK_EX)
 
+    notified = []
+
+    async def note(message):
+        notified.append(type(message).__name__)
+
     async def scenario():
         started = time.monotonic()
-        async with connect(copy, env, tmp_path) as client:
+        async with connect(copy, env, tmp_path, message_handler=note) as client:
             connected = time.monotonic() - started
             listed = await client.list_tools()
             waiting = await client.call_tool("recall", {"query": "which port does staging use?"})
@@ -68,10 +73,11 @@ def test_it_answers_at_once_says_installing_and_the_next_call_after_the_install_
             answered = await client.call_tool("recall", {"query": "which port does staging use?"})
             after = await client.call_tool("list", {})
             bad = await client.call_tool("get", {"id": "../../etc/passwd"})
-            return connected, listed, waiting, answered, after, bad
+            relisted = await client.list_tools()
+            return connected, listed, waiting, answered, after, bad, relisted
 
     try:
-        connected, listed, waiting, answered, after, bad = anyio.run(scenario)
+        connected, listed, waiting, answered, after, bad, relisted = anyio.run(scenario)
     finally:
         lock.close()
     assert connected < 5, connected  # the stand-in needs no package: no agent waits for pip
@@ -80,6 +86,9 @@ def test_it_answers_at_once_says_installing_and_the_next_call_after_the_install_
     assert not answered.is_error and FACT in answered.content[0].text, answered.content[0].text
     assert not after.is_error and FACT in after.content[0].text
     assert bad.is_error and "invalid chunk id" in bad.content[0].text
+    assert "ToolListChangedNotification" in notified  # so a client fetches the real argument schemas
+    recall = next(t for t in relisted.tools if t.name == "recall")
+    assert recall.input_schema["required"] == ["query"] and [t.name for t in relisted.tools] == list(TOOLS)
     assert not any(p.name.startswith(".tmp") for p in copy.rglob("*")), "nothing is written inside the plugin"
 
 

@@ -5,11 +5,12 @@ An agent starts the server and gives it a connection timeout (Claude Code: 30 s)
 (brain/setup/provision.py: into the cache folder, one installer at a time, often the capture worker that the
 SessionStart hook started a moment earlier) may take longer on a slow network. So the server answers at once:
 while the packages install in a thread, this stand-in speaks just enough MCP (the initialize handshake, ping,
-the tool list from brain/mcp/catalog.py, every tool call answered with an error result saying it is installing,
-try again in a moment); it never makes the agent wait. The first request after the packages are ready is handed
-to the real server (the SDK), in this same process, on the same stdin and stdout: the handshake the stand-in
-answered is replayed to it (its answer to that is dropped, the client has one already) and then that request,
-so the call that found the packages ready is answered by the real tool. Clients that probe the newer,
+the tool list from brain/mcp/catalog.py, names and descriptions without argument schemas, every tool call
+answered with an error result saying it is installing, try again in a moment); it never makes the agent wait.
+The first request after the packages are ready is handed to the real server (the SDK), in this same process, on
+the same stdin and stdout: the handshake the stand-in answered is replayed to it (its answer to that is dropped,
+the client has one already) and then that request, so the call that found the packages ready is answered by the
+real tool; the client is told the tool list changed, so it fetches the real one, schemas and all. Clients that probe the newer,
 handshake-free protocol first (`server/discover`) are told the method is unknown and fall back to the handshake.
 """
 import importlib
@@ -27,6 +28,7 @@ POLL = 0.5  # seconds between looks while another process installs the packages
 HANDSHAKE = ("initialize", "notifications/initialized")
 METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR = -32601, -32600, -32700
 PROTOCOL_VERSION = "2025-06-18"  # answered when the client names none
+LIST_CHANGED = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
 
 
 class Installer:
@@ -79,6 +81,8 @@ def serve_while_installing(bundle_root, start_server, stdin=None, stdout=None) -
         message = _parse(line)
         if isinstance(message, dict) and installer.state() == "ready":
             importlib.invalidate_caches()  # the packages' folder did not exist when the import system first looked
+            stdout.write(LIST_CHANGED)  # the client asks again, and gets the real server's argument schemas
+            stdout.flush()
             _hand_over(handshake, line, stdin, stdout)
             start_server()
             return 0
@@ -107,7 +111,7 @@ def _answer(message, installer: Installer):
     if method == "initialize":
         version = params.get("protocolVersion") if isinstance(params, dict) else None
         return _result(ident, {"protocolVersion": version if isinstance(version, str) else PROTOCOL_VERSION,
-                               "capabilities": {"tools": {}, "resources": {}},
+                               "capabilities": {"tools": {"listChanged": True}, "resources": {}},
                                "serverInfo": {"name": SERVER_NAME, "version": "installing"},
                                "instructions": INSTRUCTIONS})
     if method == "ping":
