@@ -79,7 +79,7 @@ def test_the_mcp_benchmark_prints_its_table(tmp_path):
                            "--starts", "1", "--cache", str(tmp_path / "cache"), "--json", str(out)],
                           capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "| warm recall inside the server, p50 (p90) |" in proc.stdout
+    assert "| warm recall over stdio, round trip p50 (p90) |" in proc.stdout
     (result,) = json.loads(out.read_text())
     assert result["size"] == 300 and result["matching_answered"] > 0 and result["rss_mb"] > 0
     assert result["tool_tokens"] <= 1500
