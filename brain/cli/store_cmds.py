@@ -3,45 +3,18 @@ import sys
 
 import click
 
-from brain.cli.common import emit_json, json_option, pass_env, progress_bar
 from brain.capture.scopes import scope_of
-from brain.recall.depth import DEPTHS, render, summary_line
-from brain.session.brief import refresh_briefs
+from brain.cli.common import emit_json, json_option, pass_env, progress_bar
+from brain.recall.depth import DEPTHS
+from brain.session import actions
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES
-from brain.store.lifecycle import SCOPES, own_store_beside, remember_memory, set_scope
-from brain.util.timestamps import normalize_timestamp
+from brain.store.lifecycle import SCOPES, set_scope
+from brain.util.errors import ChunkValidationError
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
 SENSITIVITY_CHOICE = click.Choice(sensitivity.LEVELS)
 SCOPE_CHOICE = click.Choice(SCOPES)
-
-
-def too_sensitive(chunk) -> bool:
-    """Shown only when asked (--sensitive)."""
-    return sensitivity.above(chunk.metadata.get("sensitivity"))
-
-
-def chunk_line(chunk) -> str:
-    d = chunk.to_dict()
-    flags = "".join([" 📌" if chunk.pinned else "", f" [{chunk.status}]" if chunk.status != "active" else ""])
-    return f"{chunk.id}  {chunk.created[:10]}  {chunk.type:<10} {summary_line(d, 70)}{flags}"
-
-
-def show_chunk(chunk, depth: str) -> str:
-    d = chunk.to_dict()
-    if depth == "complete":
-        return render(d, depth)
-    md = chunk.metadata
-    head = (f"{chunk.id} · {chunk.type} · {chunk.created.replace('T', ' ')[:16]} · confidence {md['confidence']:.2f}"
-            f" · accessed {md['access_count']}×")
-    if chunk.tags:
-        head += " · tags: " + ", ".join(chunk.tags)
-    lines = [head, render(d, depth)]
-    links = [f"  {t} → {', '.join(v)}" for t, v in chunk.links.items() if v]
-    if links and depth == "full":
-        lines += ["links:"] + links
-    return "\n".join(lines)
 
 
 def read_content(content):
@@ -90,28 +63,17 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
     """
     content = read_content(content)
     parse_confidence(confidence)
-
-
-    project = env.project
-    chosen = scope or scope_of(content)
-    store = (own_store_beside(env.store) or env.store) if chosen == "user" else env.store  # never the team's
-    chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
-                             confidence=confidence, supersedes=[env.full_id(ref) for ref in supersedes], pinned=pin, project=project.id,
-                             extra_metadata={"project_name": project.name, "sensitivity": sensitivity,
-                                             "scope": None if chosen == "project" else chosen})
-    if scope:  # said again with a scope: the memory it repeats takes that scope
-        chunks = [set_scope(store, c.id, scope) if _scope(c) != scope else c for c in chunks]
-    _refresh_brief(env, project.id)
+    chunks = actions.remember(env.store, content, env.project, chunk_type=chunk_type, tags=tags,
+                              conversation_id=conversation, confidence=confidence, supersedes=supersedes, pinned=pin,
+                              sensitivity_level=sensitivity, scope=scope)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
         for c in chunks:
             click.echo(c.id)
-    if store is not env.store:
-        click.echo(f"(about you: kept in your own memory, {store.root}, not in the project's shared one)", err=True)
-
-def _scope(chunk) -> str:
-    return chunk.metadata.get("scope") or "project"
+    target = actions.store_for(env.store, scope or scope_of(content))
+    if target is not env.store:
+        click.echo(f"(about you: kept in your own memory, {target.root}, not in the project's shared one)", err=True)
 
 
 @click.command()
@@ -131,15 +93,6 @@ def scope(env, chunk_id, new_scope, reason):
     click.echo(f"{chunk_id}: scope {new_scope}")
 
 
-def _refresh_brief(env, project_id: str) -> None:
-    """This project's session-start brief, computed now that a memory joined it, so that the next session start
-    finds it ready (bench/run.py: the first start after a write). A cache: failing to refresh it loses nothing."""
-    try:
-        refresh_briefs(env.root, project_id=project_id, stale_only=True)
-    except Exception:  # noqa: BLE001 - the next session start computes it
-        pass
-
-
 @click.command()
 @click.argument("chunk_id")
 @click.option("--depth", type=click.Choice(DEPTHS), default="full", show_default=True,
@@ -153,19 +106,15 @@ def get(env, chunk_id, depth, archived, sensitive, as_json):
 
     Example: rlm-mem get chunk-2026-02-10-a1b2c3d4 --depth full
     """
-    chunk_id = env.store.resolve_id(chunk_id)
-    chunk = env.store.get_chunk(chunk_id, include_archived=archived, track=False)
-    if chunk is None:
-        hint = "" if archived else "; add --archived to look in the archive"
-        raise click.ClickException(f"no chunk {chunk_id} in {env.root}{hint}")
-    if too_sensitive(chunk) and not sensitive:
-        raise click.ClickException(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity; "
-                                   "add --sensitive to show it")
-    chunk = env.store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
+    try:
+        chunk = actions.show(env.store, chunk_id, archived=archived,
+                             max_sensitivity=None if sensitive else sensitivity.DEFAULT_LIMIT)
+    except ChunkValidationError as exc:  # too sensitive: the person may ask again with --sensitive
+        raise click.ClickException(f"{exc}; add --sensitive to show it") from None
     if as_json:
         emit_json(chunk.to_dict())
     else:
-        click.echo(show_chunk(chunk, depth))
+        click.echo(actions.chunk_text(chunk, depth))
 
 @click.command()
 @click.argument("chunk_id")
@@ -179,20 +128,11 @@ def get(env, chunk_id, depth, archived, sensitive, as_json):
 @pass_env
 def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, reason, as_json):
     """Change a memory's content, type, tags or confidence."""
-    changes = {}
-    if content is not None:
-        changes["content"] = read_content(content)
-    if chunk_type:
-        changes["chunk_type"] = chunk_type
-    if tags is not None:
-        changes["tags"] = tags
-    if confidence is not None:
-        changes["confidence"] = parse_confidence(confidence)
-    if sensitivity:
-        changes["sensitivity"] = sensitivity
-    if not changes:
+    if all(v is None for v in (content, chunk_type, tags, confidence, sensitivity)):
         raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence or --sensitivity")
-    chunk = env.store.revise_chunk(env.full_id(chunk_id), reason=reason, **changes)
+    chunk = actions.update(env.store, chunk_id, reason=reason,
+                           content=None if content is None else read_content(content), chunk_type=chunk_type,
+                           tags=tags, confidence=parse_confidence(confidence), sensitivity=sensitivity)
     emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
 
 @click.command()
@@ -202,9 +142,7 @@ def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, re
 @pass_env
 def forget(env, chunk_id, permanent, reason):
     """Archive a memory (restore brings it back), or delete it with --permanent."""
-    chunk_id = env.full_id(chunk_id)
-    if not env.store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
-        raise click.ClickException(f"no chunk {chunk_id} in {env.root}")
+    chunk_id = actions.forget(env.store, chunk_id, permanent=permanent, reason=reason)
     click.echo(f"{'deleted' if permanent else 'archived'} {chunk_id}")
 
 @click.command()
@@ -231,18 +169,13 @@ def restore(env, chunk_id):
 def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, archived, sensitive, limit,
              as_json):
     """List memories, oldest first.  Example: rlm-mem list --type decision --since 2026-02-01"""
-    for name, value in (("--since", since), ("--until", until)):
-        if value:
-            try:
-                normalize_timestamp(value)
-            except ValueError:
-                raise click.BadParameter(f"{value!r} is not an ISO date or time", param_hint=name) from None
-    chunks = env.store.list_chunks(conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since,
-                                   until=until, project=project, kind=kind, archived=archived)
-    hidden = 0 if sensitive else sum(1 for c in chunks if too_sensitive(c))
-    if hidden:
-        chunks = [c for c in chunks if not too_sensitive(c)]
-    chunks = chunks[:limit] if limit else chunks
+    try:
+        chunks, hidden = actions.list_memories(
+            env.store, conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since, until=until,
+            project=project, kind=kind, archived=archived, limit=limit,
+            max_sensitivity=None if sensitive else sensitivity.DEFAULT_LIMIT)
+    except actions.InvalidDate as exc:  # a --since or --until that is not a date: a usage error
+        raise click.UsageError(str(exc)) from None
     if hidden and not as_json:
         click.echo(f"({hidden} sensitive chunks hidden; add --sensitive to show them)", err=True)
     if as_json:
@@ -251,7 +184,7 @@ def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, a
     if not chunks:
         click.echo("no memories match", err=True)
     for c in chunks:
-        click.echo(chunk_line(c))
+        click.echo(actions.chunk_line(c))
 
 @click.command()
 @click.argument("source_id")
