@@ -4,12 +4,9 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_TRANSCRIPTS
 
-from brain.capture.extract import (
-    Candidate,
-    commit_message,
-    extract_memories,
-    session_record,
-)
+from brain.capture.extract import Candidate, extract_memories
+from brain.capture.rules.tool_events import commit_message
+from brain.capture.session_record import session_record
 from brain.capture.transcript import Todo, ToolUse, Turn, parse_transcript
 
 SHARED = SHARED_TRANSCRIPTS

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from brain.capture.candidates import MemoryCandidate, slug_filename
 from brain.capture.currency import TOOLS_LINE, resolve_open_changes, session_changes, supersede_stale
-from brain.capture.extract import extract_memories, session_record
+from brain.capture.extract import extract_memories
+from brain.capture.session_record import session_record
 from brain.capture.novelty import Recalled, restated
 from brain.capture.queue import INGEST_LOCK, captured_offset, end_session, pending, save_offset, seen_session
 from brain.capture.scopes import PROJECT
