@@ -17,8 +17,8 @@ import re
 from collections import Counter, namedtuple
 
 from brain.capture.rules.said_changes import DOTTED_VERSION
-from brain.capture.rules.said_changes import named as _named
 from brain.capture.rules.said_changes import asked_values as _asked_values
+from brain.capture.rules.said_changes import named as _named
 from brain.capture.rules.said_changes import stated_changes as _stated_changes
 from brain.capture.rules.said_changes import without_open_work as _without_open_work
 from brain.capture.transcript import EDIT_TOOLS

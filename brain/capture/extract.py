@@ -1,7 +1,8 @@
 """Turn parsed transcript turns into memory candidates, with phrase rules (no LLM).
 
 The protocol's auto-persist triggers: explicit "remember ..." requests, user corrections, decisions, preferences,
-completed milestones (todos, commits, passing tests) and learnings (an error and how it was fixed). Each candidate
+completed milestones (todos, commits) and learnings (an error, its cause and the change that fixed it: learnings.py).
+Test runs are the session record's (session_record.py), not typed memories. Each candidate
 is one concept, short enough to stand alone. The phrase rules themselves are in capture/rules/ (each with the
 cases it must catch and leave); this module applies them to a session's turns and tool calls.
 
@@ -10,19 +11,13 @@ Stdlib only: capture hooks import this module.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
+from brain.capture.learnings import Learning, Learnings
 from brain.capture.novelty import Recalled, content_words, values
 from brain.capture.rules.sentences import Sentence, capitalize, prose_lines, split_sentences, with_speaker
-from brain.capture.rules.tool_events import (
-    commit_message,
-    explains_fix,
-    failure_line,
-    output_lines,
-    routine_refusal,
-    runs_tests,
-    tests_passed,
-)
+from brain.capture.rules.standalone import names_subject, states_value
+from brain.capture.rules.tool_events import commit_message, explains_cause
 from brain.capture.rules.triggers import (
     CORRECTION_RULES,
     PREFERENCE_RULES,
@@ -37,13 +32,13 @@ from brain.capture.rules.triggers import (
     vague_object,
 )
 from brain.capture.scopes import PROJECT, scope_of
-from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
+from brain.capture.transcript import EDIT_TOOLS, Turn
 from brain.util.text import STOPWORDS, clip, holds_value, sentences, words
 from brain.util.values import value_kinds
 
 MAX_CONTENT = 600
 _QUOTE_MAX = 200
-_LEARNING_MAX = 300
+_LEARNING_MAX = 520  # the failure line, why, and the change that fixed it
 
 CONFIDENCE = {
     "request": 0.95,
@@ -86,23 +81,55 @@ def _change_decisions(turns: list) -> list:
                       and not t.abandoned), None)
         if reply is None or not _carried_out(reply):
             continue
-        chosen = None
-        for sentence in split_sentences(turn.text):
-            if not change_request(sentence, Said()):
-                continue
-            text = sentence.text
-            if vague_object(sentence, Said()):  # "Make it 7 days": what the reply says it set, if it says
-                confirm = next((s.text for s in split_sentences(reply.text) if not s.is_question
-                                and value_kinds(s.text)), "")
-                text = capitalize(_DONE_PREFIX.sub("", confirm)) if confirm else ""
-            chosen = (sentence, text)
-            break
-        chosen = chosen or _value_carried_out(turn, reply)
+        request = next((s for s in split_sentences(turn.text) if change_request(s, Said())), None)
+        chosen = (request, _request_decision(request, reply)) if request else _value_carried_out(turn, reply)
         if chosen and chosen[1]:
             out.append((position, _candidate("decision", "decision", f"Decision: {chosen[1]}",
                                              CONFIDENCE["decision"], ("decision", "change"), turn, "present",
                                              chosen[0])))
     return out
+
+
+def _request_decision(request: Sentence, reply) -> str:
+    """What a change request carried out decided, in words that stand alone: the request itself when it names what
+    it changes and the value ("Move the API to port 8090"); else the reply's sentence stating what was set ("Make
+    it 7 days" -> "Refresh tokens now expire after 7 days"); else the request with the value its edit set; "" when
+    nothing says the value ("bump the version" and a reply that never gives it)."""
+    if not vague_object(request, Said()) and states_value(request.text):
+        return request.text
+    edited = _edited_pairs(reply)
+    new_values = [new for _, new in edited]
+    asked = content_words(request.text) - _REQUEST_WORDS
+    confirming = [capitalize(_I_DID.sub("", _DONE_PREFIX.sub("", s.text))) for s in split_sentences(reply.text)
+                  if not s.is_question and not explains_cause(s.text)]
+    confirming = [text for text in confirming if names_subject(text) and states_value(text)]
+    said = next((text for text in confirming if any(holds_value(text, v) for v in new_values)), None) or \
+        next((text for text in confirming if asked & content_words(text)), None)
+    if said:
+        return said
+    if len(edited) == 1 and not vague_object(request, Said()):
+        return f"{request.text.rstrip(' .')}: {_as_set(*edited[0])}."
+    return ""
+
+
+_REQUEST_WORDS = frozenset("move make change set switch bump upgrade downgrade rename replace use increase decrease "
+                           "raise lower reduce limit pin drop remove cut shorten extend lengthen halve double cap run "
+                           "schedule please then also now".split())
+
+
+def _edited_pairs(reply) -> list:
+    from brain.capture.currency import edit_changes  # capture only: the store lookups it brings are not needed above
+
+    return [pair for use in reply.tool_uses if use.name in EDIT_TOOLS and use.edit and use.ok is not False
+            for pair in edit_changes(*use.edit)]
+
+
+def _as_set(old: str, new: str) -> str:
+    """("max_pct = 40", "max_pct = 60") -> "max_pct = 60 (was 40)"; ("3000", "4100") -> "4100 (was 3000)"."""
+    name, _, was = old.partition(" = ")
+    if was and new.startswith(name + " = "):
+        return f"{new} (was {was})"
+    return f"{new} (was {old})"
 
 
 def _carried_out(reply) -> bool:
@@ -119,10 +146,7 @@ def _value_carried_out(turn, reply):
     UTC." -> "the sweep now runs daily at 03:15 UTC with the cron expression 0 15 3 * * *"), the value the edit
     replaced ("the API can't sit on 3000 on that box" -> "I moved the API to port 4100"), or the time of day a
     schedule the edit set runs at ("Weekdays 6:30, Berlin time." -> "pattern '30 6 * * 1-5'"); None otherwise."""
-    from brain.capture.currency import edit_changes  # capture only: the store lookups it brings are not needed above
-
-    changes = [pair for use in reply.tool_uses if use.name in EDIT_TOOLS and use.edit
-               for pair in edit_changes(*use.edit)]
+    changes = _edited_pairs(reply)
     if not changes:
         return None
     new_values = [new for _, new in changes]
@@ -151,8 +175,10 @@ def _value_carried_out(turn, reply):
             # line shows a decision's first words
             clause = next(c for c in re.split(r"[:;]\s+", said.text) + [said.text]
                           if any(holds_value(c, v) for v in wanted))
+            if not names_subject(clause):  # a piece of a sentence ("8.", "2 in conf/x.yaml"): the sentence
+                clause = said.text
             stated = {v for v in wanted if holds_value(clause, v)}
-            if stated <= covered:
+            if stated <= covered or explains_cause(clause) or not names_subject(clause):
                 continue
             covered |= stated  # one turn can ask for two changes: "the hostname's wrong ... not on 3000"
             clause = _I_DID.sub("", _DONE_PREFIX.sub("", clause.strip())).rstrip(" .")
@@ -181,9 +207,6 @@ def _runs_at(named: list, value: str) -> bool:
     return False
 
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")
-
-
 _NEGATED = re.compile(r"\bnot\s+(?:in\s+|on\s+|at\s+|the\s+|a\s+|an\s+)?[`'\"]?([\w./:-]+)")
 
 
@@ -192,8 +215,8 @@ def _corrected_statement(reply: str, correction: str) -> str:
 
     In order: a statement naming what the correction negates ("..., not staging.example.dev"); one stating a
     value of the kind the correction gives but another one (5432 where the person says 5433); failing those, the
-    statement sharing most of the correction's words (one at least); failing all, the reply's only statement.
-    Questions are never what was corrected."""
+    statement sharing most of the correction's words (one at least). A statement sharing none of this is not what
+    was corrected, even when it is the reply's only one. Questions are never what was corrected."""
     words = content_words(correction)
     negated = {m.group(1).lower().rstrip(".,:;") for m in _NEGATED.finditer(correction.lower())} - STOPWORDS
     given = values(words)
@@ -214,31 +237,15 @@ def _corrected_statement(reply: str, correction: str) -> str:
                 score += 3
             if score > best_score:
                 best, best_score = part, score
-    return clip(best, _QUOTE_MAX) if best_score > 0 or statements == 1 else ""
+    return clip(best, _QUOTE_MAX) if best_score > 0 else ""
 
 
 def _same_kind(a: str, b: str) -> bool:
-    """Two values of one kind: both numbers, or both dotted names (hosts, versions, files)."""
-    return a.replace(".", "").isdigit() == b.replace(".", "").isdigit() and ("." in a) == ("." in b)
-
-
-_FILE_TOOLS = EDIT_TOOLS | READ_TOOLS | {"Glob", "Grep", "LS", "TodoWrite"}
-
-
-_SHELL_SEPARATORS = re.compile(r"&&|\|\||;|\n")
-
-
-def _command_key(use) -> str:
-    """Commands count as "similar" when their main part starts with the same program and subcommand.
-
-    The main part is the last `&&`/`;` segment ("cd repo && pytest") before any pipe ("pytest | tail").
-    """
-    if use.command:
-        segments = [s for s in _SHELL_SEPARATORS.split(use.command) if s.strip()]
-        main = segments[-1].split("|")[0] if segments else ""
-        words = [w for w in main.split() if not w.startswith("-") and "=" not in w]
-        return "Bash:" + " ".join(words[:2])
-    return f"{use.name}:{use.file_path or ''}"
+    """Two values of one kind (two numbers, two hosts, two versions; a host is not a file name)."""
+    kinds_a, kinds_b = {k for k, _ in value_kinds(a)}, {k for k, _ in value_kinds(b)}
+    if kinds_a or kinds_b:
+        return bool(kinds_a & kinds_b)
+    return a.replace(".", "").isdigit() and b.replace(".", "").isdigit()
 
 
 # --- the extractor ---------------------------------------------------------------------------------------------
@@ -268,7 +275,9 @@ def _mine_words(turn: Turn, previous_assistant: str, recalled: Recalled) -> list
                                         else ("request",), turn, "present", sentence))
                 continue
             if first_found(CORRECTION_RULES, sentence, said):
-                found.append(_correction(sentence, said.sentences[i + 1:i + 2], previous_assistant, turn))
+                correction = _correction(sentence, said.sentences[i + 1:i + 2], previous_assistant, turn)
+                if correction:
+                    found.append(correction)
                 continue
             preference = first_found(PREFERENCE_RULES, sentence, said)
             if preference:
@@ -285,41 +294,32 @@ def _mine_words(turn: Turn, previous_assistant: str, recalled: Recalled) -> list
     return found
 
 
-def _correction(sentence: Sentence, following: list, previous_assistant: str, turn: Turn) -> Candidate:
-    """A correction in the person's words (a short one with the sentence after it), and the statement of the
-    assistant's it corrects."""
+def _correction(sentence: Sentence, following: list, previous_assistant: str, turn: Turn) -> Candidate | None:
+    """A correction in the person's words (a short one with the sentence after it), with the statement of the
+    assistant's it corrects. Kept only when it stands alone: the statement it corrects is found, or it names what it
+    is about and says what it corrects in its own words ("..., not 5432", "never ...") or gives the right value."""
     text = sentence.text
     if len(text) < 80 and following and not following[0].is_question and not has_trigger(following[0]):
         text = f"{text} {following[0].text}"
-    content = f"Correction: {with_speaker(sentence, text)}"
     corrected = _corrected_statement(previous_assistant, text) if previous_assistant else ""
+    if not (corrected or names_subject(text)) or not (corrected or _NEGATION.search(text) or states_value(text)):
+        return None  # "it's X" needs the statement it answers; "not today, but ..." corrects nothing
+    content = f"Correction: {with_speaker(sentence, text)}"
     if corrected:
         content += f' (correcting: "{corrected}")'
     return _candidate("correction", "fact", content, CONFIDENCE["correction"], ("correction",), turn, "present",
                       sentence)
 
 
-@dataclass
-class _OpenError:
-    """A failed tool call waiting for its fix: an explanation from the assistant or a similar successful call."""
-
-    key: str
-    error: str
-    turn: Turn
-    explanation: str = ""
-    explained_in: Turn | None = None
-    explained_at: int = 0  # position of that turn, for ordering
-    actions: list[str] = field(default_factory=list)  # what was done in between (edits, other commands)
-
-
-_MAX_OPEN_ERRORS = 20
+_NEGATION = re.compile(r"\b(?:not|never|no longer|instead of|wrong|isn't|aren't|wasn't|don't|doesn't|won't|can't)\b|"
+                       r"n't\b", re.IGNORECASE)
 
 
 def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
     """Memory candidates for the protocol's auto-persist triggers, in transcript order, each statement once.
 
     Sidechain (subagent) and compaction-summary turns are not mined for words, since they are not the person's;
-    their tool events (commits, passing tests) still count. Turns of a branch the conversation was rewound past
+    their tool events (commits, completed todos) still count. Turns of a branch the conversation was rewound past
     count for nothing. `recalled`: the lines rlm-mem injected into the session (ParsedTranscript.recalled); the
     assistant repeating them is not a new memory.
     """
@@ -328,8 +328,7 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
     found: list[tuple[int, Candidate]] = []  # (turn position, candidate): sorted at the end
     previous_assistant = ""
     completed: set[str] = set()
-    open_errors: list[_OpenError] = []
-    last_test: dict[str, tuple[int, Candidate]] = {}
+    learnings = Learnings()
 
     for position, turn in enumerate(turns):
         mine_words = not turn.is_sidechain and not turn.is_compact_summary
@@ -338,7 +337,7 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
             found.extend((position, c) for c in words)
         if turn.role == "assistant" and turn.text and mine_words:
             previous_assistant = turn.text
-            _note_explanation(turn, position, open_errors)
+            learnings.explained(turn, position)
 
         for use in turn.tool_uses:
             if use.name == "TodoWrite":
@@ -352,20 +351,12 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
             milestone = _commit_milestone(use, turn)
             if milestone:
                 found.append((position, milestone))
-            test = _test_milestone(use, turn)
-            if test:
-                key = _command_key(use)
-                last_test.pop(key, None)  # only the latest passing run of each test command
-                last_test[key] = (position, test)
-            found.extend((position, c) for c in _track_errors(use, turn, open_errors))
+            found.extend((learned.position, _learning(learned)) for learned in learnings.tool_call(use, turn, position))
             if use.ok is False and turn.role == "assistant" and turn.text and mine_words:
-                _note_explanation(turn, position, open_errors)  # a reply's text often explains its own failed call
+                learnings.explained(turn, position)  # a reply's text often explains its own failed call
 
     found.extend(_change_decisions(turns))
-    for error in open_errors:  # explained by the assistant, never followed by a similar successful run
-        if error.explanation and error.explained_in is not None:
-            found.append((error.explained_at, _learning(error.error, error.explanation, error.explained_in)))
-    found.extend(last_test.values())
+    found.extend((learned.position, _learning(learned)) for learned in learnings.remaining())
     found.sort(key=lambda pair: pair[0])
     return _dedupe(_merge_agreed_decisions(found))
 
@@ -412,81 +403,9 @@ def _commit_milestone(use, turn: Turn) -> Candidate | None:
     return _candidate("milestone", "note", f"Committed: {subject}", confidence, ("milestone", "git"), turn, "past")
 
 
-def _test_milestone(use, turn: Turn) -> Candidate | None:
-    if not (use.command and use.ok and runs_tests(use.command)):
-        return None
-    passed = tests_passed(use.result)
-    if passed is None:
-        return None
-    detail = f" ({passed} passed)" if passed.isdigit() else ""
-    return _candidate("milestone", "note", f"Tests passed: `{clip(use.command, 120)}`{detail}",
-                      CONFIDENCE["milestone"], ("milestone", "tests"), turn, "past")
-
-
-def _note_explanation(turn: Turn, position: int, open_errors: list[_OpenError]) -> None:
-    """The first assistant sentence that explains a fix is attached to every error still waiting for one; without
-    such a sentence, the sentence naming most of an error's words and the one after it ("distroless ships no
-    zoneinfo, so LoadLocation can't find Europe/London. Importing time/tzdata in main embeds the zone database")."""
-    waiting = [e for e in open_errors if not e.explanation]
-    if not waiting:
-        return
-    sentences = [s.text for s in split_sentences(turn.text) if not s.is_question]
-    cued = next((text for text in sentences if explains_fix(text)), "")
-    for error in waiting:
-        explanation = cued or _naming_sentences(sentences, error.error)
-        if explanation:
-            error.explanation, error.explained_in, error.explained_at = explanation, turn, position
-
-
-def _naming_sentences(sentences: list, error: str) -> str:
-    """The sentence sharing most (at least two) of `error`'s words, with the sentence after it."""
-    wanted = set(_WORD.findall(error.lower())) - STOPWORDS
-    best, best_score = None, 1
-    for i, text in enumerate(sentences):
-        score = len(wanted & set(_WORD.findall(text.lower())))
-        if score > best_score:
-            best, best_score = i, score
-    return "" if best is None else " ".join(sentences[best:best + 2])
-
-
-def _track_errors(use, turn: Turn, open_errors: list[_OpenError]) -> list[Candidate]:
-    """Open an error on a failed call; close it as a learning when a similar call later succeeds."""
-    if use.name in _FILE_TOOLS:
-        for error in open_errors:  # an edit between failure and success is likely the fix
-            if use.name in EDIT_TOOLS and use.file_path and len(error.actions) < 3:
-                error.actions.append(f"editing {use.file_path}")
-        return []
-    key = _command_key(use)
-    if use.ok is False:
-        if not routine_refusal(use.result):
-            error = _short_error(use.result)
-            if all(e.error != error for e in open_errors):
-                open_errors.append(_OpenError(key, error, turn))
-                del open_errors[:-_MAX_OPEN_ERRORS]
-        return []
-    if use.ok is not True:
-        return []
-    learnings = []
-    for error in [e for e in open_errors if e.key == key]:
-        open_errors.remove(error)
-        fix = error.explanation or "; ".join(error.actions) or f"re-running `{clip(use.command or use.summary, 100)}`"
-        learnings.append(_learning(error.error, fix, turn))
-    for error in open_errors:
-        if len(error.actions) < 3:
-            error.actions.append(f"running `{clip(use.command or use.summary, 60)}`")
-    return learnings
-
-
-def _short_error(output: str) -> str:
-    """The line naming the failure; failing one, the output's last line."""
-    lines = output_lines(output) or [line.strip() for line in output.splitlines() if line.strip()]
-    return failure_line(output) or clip(lines[-1] if lines else "error", 150)
-
-
-def _learning(error: str, fix: str, turn: Turn) -> Candidate:
-    content = clip(f"Error: {error} — fixed by: {clip(fix, 150)}", _LEARNING_MAX)
-    return _candidate("learning", "pattern", content, CONFIDENCE["learning"], ("learning", "error-fix"), turn,
-                      "past")
+def _learning(learned: Learning) -> Candidate:
+    return _candidate("learning", "pattern", clip(learned.content, _LEARNING_MAX), CONFIDENCE["learning"],
+                      ("learning", "error-fix"), learned.turn, "past")
 
 
 def _dedupe(candidates) -> list[Candidate]:

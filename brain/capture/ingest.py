@@ -21,10 +21,11 @@ from pathlib import Path
 from brain.capture.candidates import MemoryCandidate, slug_filename
 from brain.capture.currency import TOOLS_LINE, resolve_open_changes, session_changes, supersede_stale
 from brain.capture.extract import extract_memories
-from brain.capture.session_record import session_record
 from brain.capture.novelty import Recalled, restated
 from brain.capture.queue import INGEST_LOCK, captured_offset, end_session, pending, save_offset, seen_session
+from brain.capture.rules.tool_events import runs_tests, tests_passed
 from brain.capture.scopes import PROJECT
+from brain.capture.session_record import session_record
 from brain.capture.transcript import parse_transcript, start_cwd
 from brain.context.project import ProjectInfo, memory_disabled, project_id
 from brain.index.search_index import connect
@@ -61,9 +62,17 @@ class CaptureReport:
                 "candidates": len(self.candidates)}
 
 
+def _use_line(use) -> str:
+    """A tool call as the turn's [tools] line names it: failed, or for a test run that passed, how many passed."""
+    if use.ok is False:
+        return use.summary + " (failed)"
+    passed = tests_passed(use.result) if use.ok and use.command and runs_tests(use.command) else None
+    return f"{use.summary} ({passed} passed)" if passed and passed.isdigit() else use.summary
+
+
 def _turn_content(turn) -> str:
     text = (turn.text or "").strip()
-    uses = [u.summary + (" (failed)" if u.ok is False else "") for u in turn.tool_uses if u.summary]
+    uses = [_use_line(u) for u in turn.tool_uses if u.summary]
     uses = uses[:MAX_TOOL_SUMMARIES]
     if uses:
         more = len(turn.tool_uses) - len(uses)
@@ -129,7 +138,9 @@ def turn_specs(turns, *, session_id, project, transcript_path, fallback_time, en
     return specs
 
 
-def memory_specs(candidates, *, session_id, project, transcript_path, fallback_time) -> list:
+def memory_specs(candidates, *, session_id, project, transcript_path, fallback_time, turn_ids=None) -> list:
+    """One spec per typed memory. `turn_ids` ({turn uuid: id of its chunk}): a memory links the turn it was said in
+    (`links.derived_from`), so the words around it are one step away and recall can show one of the two."""
     specs = []
     for cand in candidates:
         digest = hashlib.sha1(cand.content.encode("utf-8")).hexdigest()[:10]
@@ -138,10 +149,25 @@ def memory_specs(candidates, *, session_id, project, transcript_path, fallback_t
                              "file": str(transcript_path)}}
         if cand.scope != PROJECT:
             md["scope"] = cand.scope
+        source = (turn_ids or {}).get(cand.source_uuid)
         specs.append({"content": cand.content, "chunk_type": cand.chunk_type, "conversation_id": session_id,
-                      "confidence": cand.confidence, "tags": list(cand.tags), "created": cand.timestamp or fallback_time,
-                      "metadata": md, "key": f"{cand.kind}:{session_id}:{cand.source_uuid}:{digest}"})
+                      "confidence": cand.confidence, "tags": list(cand.tags),
+                      "created": cand.timestamp or fallback_time, "metadata": md,
+                      "key": f"{cand.kind}:{session_id}:{cand.source_uuid}:{digest}",
+                      "links": {"derived_from": [source]} if source else None})
     return specs
+
+
+def turn_chunk_ids(specs) -> dict:
+    """{turn uuid: the id of the turn's (first) chunk} for turn specs (ids derive from key and date: see
+    store/chunk.new_chunk_id)."""
+    out = {}
+    for spec in specs:
+        md = spec["metadata"]
+        if md.get("part", {}).get("index", 1) == 1:
+            ref = md["provenance"]["ref"].split("/", 1)[-1]
+            out[ref] = new_chunk_id(normalize_timestamp(spec["created"]), spec["key"])
+    return out
 
 
 def candidates_for(specs) -> list:
@@ -187,7 +213,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
                        fallback_time=fallback_time, engine=store.engine, recalled=parsed.recalled)
     memories = memory_specs(extract_memories(parsed.turns, parsed.recalled), session_id=sid, project=project,
-                            transcript_path=transcript_path, fallback_time=fallback_time)
+                            transcript_path=transcript_path, fallback_time=fallback_time,
+                            turn_ids=turn_chunk_ids(turns))
     report.turns, report.memories = len(turns), len(memories)
     try:
         fresh = _new_memories(store, memories, project.id, sid)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from brain.capture.learnings import command_key
 from brain.capture.rules.sentences import prose_lines, split_sentences
-from brain.capture.rules.tool_events import follow_up
+from brain.capture.rules.tool_events import follow_up, runs_tests, tests_passed
 from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
 from brain.util.text import clip, sentences
 
@@ -31,6 +32,7 @@ class SessionRecord:
     tool_errors: int = 0
     abandoned_turns: int = 0  # on branches the conversation was rewound past: left out of everything above
     failed_commands: tuple[str, ...] = ()  # commands whose last run failed (marked so in the text)
+    tests_passed: tuple[str, ...] = ()  # "`pytest -q` (12 passed)": each test command whose last run passed
 
     def to_text(self) -> str:
         """A compact paragraph for storage: when, what was asked, what was done, how it ended, what is left."""
@@ -46,6 +48,8 @@ class SessionRecord:
             parts.append("Commands: " + "; ".join(f"`{c}`" + (" (failed)" if c in self.failed_commands else "")
                                                   for c in self.commands[:8])
                          + (f" (+{len(self.commands) - 8} more)" if len(self.commands) > 8 else "") + ".")
+        if self.tests_passed:
+            parts.append("Tests passed: " + "; ".join(self.tests_passed[:5]) + ".")
         if self.outcome:
             parts.append(f"Outcome: {self.outcome}")
         if self.follow_ups:
@@ -93,8 +97,9 @@ def _unique(items) -> list:
 
 
 def session_record(turns: list[Turn]) -> SessionRecord | None:
-    """Intent, files touched, commands, outcome and follow-ups of the main chain; None when nothing happened.
-    A command whose last run failed is listed with "(failed)"."""
+    """Intent, files touched, commands, tests passed, outcome and follow-ups of the main chain; None when nothing
+    happened. A command whose last run failed is listed with "(failed)"; a test command whose last run passed, with
+    how many tests passed."""
     abandoned = sum(1 for t in turns if t.abandoned and not t.is_sidechain)
     main = [t for t in turns if not t.is_sidechain and not t.abandoned]
     user_turns = [t for t in main if t.role == "user" and not t.is_compact_summary and t.text]
@@ -122,6 +127,13 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
     follow_ups = _unique(clip(f, 200) for f in follow_ups)[:_MAX_FOLLOW_UPS]
 
     stamps = [t.timestamp for t in main if t.timestamp]
+    tests = {}  # the last run of each test command decides
+    for use in uses:
+        if use.command and runs_tests(use.command) and use.ok is not None:
+            passed = tests_passed(use.result) if use.ok else None
+            tests.pop(command_key(use), None)
+            tests[command_key(use)] = None if passed is None else \
+                f"`{clip(use.command, 120)}`" + (f" ({passed} passed)" if passed.isdigit() else "")
     return SessionRecord(
         session_id=next((t.session_id for t in main if t.session_id), None),
         intent=intent,
@@ -137,4 +149,5 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
         tool_errors=sum(len(t.tool_errors) for t in main),
         abandoned_turns=abandoned,
         failed_commands=tuple(c for c in commands if last_run.get(c) is False),
+        tests_passed=tuple(t for t in tests.values() if t),
     )

@@ -49,6 +49,11 @@ class Rule:
         return self.family.apply(self.find, case if isinstance(case, Case) else Case(case))
 
 
+def on_text(find, case: Case):
+    """How a rule that reads one text (a command, an output, a statement) is put a case."""
+    return find(case.text)
+
+
 RULES: dict = {}  # name -> Rule, in the order they were declared
 
 

@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import re
 
-from brain.capture.rules import Case, Family, rule
+from brain.capture.rules import Case, Family, on_text, rule
 from brain.util.text import clip
 
 
-def _on_text(find, case: Case):
-    return find(case.text)
 
-
-COMMAND = Family("command", _on_text)  # a shell command line
-OUTPUT = Family("output", _on_text)  # a failed tool call's output
-EXPLANATION = Family("explanation", _on_text)  # one sentence of the assistant's
-RECORD = Family("record", _on_text)  # one sentence of the assistant's, for the session record
+COMMAND = Family("command", on_text)  # a shell command line
+OUTPUT = Family("output", on_text)  # a failed tool call's output
+EXPLANATION = Family("explanation", on_text)  # one sentence of the assistant's
+RECORD = Family("record", on_text)  # one sentence of the assistant's, for the session record
 
 # Global options may sit between "git" and "commit" ("git -C repo commit"); an option's value never starts
 # with "-", which keeps this regex free of ambiguous (exponential) backtracking.
@@ -80,16 +77,39 @@ def tests_passed(output: str) -> str | None:
 
 _ERROR_LINE = re.compile(r"error|exception|failed|fatal|not found|denied|cannot|can't|no such|refused|"
                          r"timed out|invalid|missing|traceback", re.IGNORECASE)
+# A status line says a run failed, not why: counts ("1 failed, 3 passed"), an exit code, a build's, task's or
+# hook's verdict. The words such lines are made of, and the forms a few tools print them in:
+_STATUS_WORDS = frozenset("passed failed failing fail failure failures error errors err skipped skip total tests test "
+                          "checks check pass warn warning warnings done completed complete build with exception "
+                          "process exit code task step files file run runs found fixed remaining ok summary "
+                          "collected succeeded".split())
+_STATUS_FORMS = re.compile(r"^make(?:\[\d+\])?: \*\*\*|^(?:---\s*)?FAIL\b|\bTask :\S+ FAILED\b|(?<!\.)\.{3,}\s*Failed$|"
+                           r"^npm ERR! code\b|^ERR_PNPM_\w+$")
+
+
+def _says_why(line: str) -> bool:
+    words = re.findall(r"[A-Za-z][A-Za-z_'-]{2,}", line)
+    return not _STATUS_FORMS.search(line) and any(w.lower() not in _STATUS_WORDS for w in words)
 
 
 @rule(OUTPUT, catches=[Case("Exit code 1\nnpm ERR! missing script: build", gives="npm ERR! missing script: build"),
                        Case("Traceback (most recent call last):\n  File \"a.py\"\nE   ModuleNotFoundError: No module "
-                            "named 'responses'", gives="ModuleNotFoundError: No module named 'responses'")],
-      leaves=["Exit code 1", "Exit code 2\nwarning: 3 files reformatted"])
+                            "named 'responses'", gives="ModuleNotFoundError: No module named 'responses'"),
+                       Case("E   AssertionError: assert 3 == 4\n1 failed, 3 passed in 0.52s",
+                            gives="AssertionError: assert 3 == 4"),
+                       Case("KeyError:\n'plan_id'", gives="KeyError: 'plan_id'")],
+      leaves=["Exit code 1", "Exit code 2\nwarning: 3 files reformatted", "1 failed, 3 passed in 0.52s",
+              "FAILURE: Build failed with an exception.", "make: *** [Makefile:10: lint] Error 1",
+              "##[error]Process completed with exit code 4.", "Tests 7 failed (7)", "404",
+              "17 checks passed. 1 checks failed"])
 def failure_line(output: str) -> str | None:
-    """The line of a failed call's output that names the failure: the last error-looking line (a traceback ends
-    with the exception; pytest's "E   " and Claude Code's "Exit code N" set aside)."""
-    flagged = [line for line in output_lines(output) if _ERROR_LINE.search(line)]
+    """The line of a failed call's output that says what went wrong: the last error-looking line that is more than
+    a status (a traceback ends with its exception; "1 failed, 3 passed" says only that it failed); a line ending
+    in ":" with the line after it. pytest's "E   " and Claude Code's "Exit code N" set aside."""
+    lines = output_lines(output)
+    lines = [f"{line} {lines[i + 1]}" if line.endswith(":") and i + 1 < len(lines) else line
+             for i, line in enumerate(lines)]
+    flagged = [line for line in lines if _ERROR_LINE.search(line) and _says_why(line)]
     return clip(flagged[-1], 150) if flagged else None
 
 
@@ -114,17 +134,75 @@ def routine_refusal(output: str) -> bool:
     return bool(_ROUTINE_ERROR.search(output))
 
 
-_FIX_CUE = re.compile(r"\b(?:the (?:issue|problem|error|bug|cause) (?:was|is)|fixed|the fix|caused by|because|"
-                      r"root cause|turns out|needed to|need to|was missing|resolved)\b", re.IGNORECASE)
+_CAUSE = re.compile(r"\b(?:because|the (?:issue|problem|error|bug|cause) (?:was|is)|caused by|root cause|turns out|"
+                    r"(?:was|is|were|are) missing|due to|only (?:supports|works|exists)|requires|isn't set|"
+                    r"wasn't set)\b",
+                    re.IGNORECASE)
 
 
 @rule(EXPLANATION, catches=["The error is because package.json has no build script; I'll add one.",
                             "The problem was a local Postgres already using port 5432.",
-                            "Turns out the responses package was missing."],
-      leaves=["Let me look at the logs.", "All 12 tests pass now."])
-def explains_fix(sentence: str) -> bool:
-    """A sentence explaining what went wrong or what fixed it."""
-    return bool(_FIX_CUE.search(sentence))
+                            "Turns out the responses package was missing.",
+                            "@fastify/rate-limit 10 only supports Fastify 5."],
+      leaves=["Let me look at the logs.", "All 12 tests pass now.", "uv lock resolved in 2.3 seconds.",
+              "I created a queue called notifications."])
+def explains_cause(sentence: str) -> bool:
+    """A sentence saying why something failed."""
+    return bool(_CAUSE.search(sentence))
+
+
+_CHANGE_VERBS = (r"add|change|set|move|pin|install|upgrade|downgrade|remove|rename|replace|switch|bump|raise|lower|"
+                 r"fix|convert|drop|enable|disable|import|wrap|revert|restore|regenerate|rebuild|delete|exclude|"
+                 r"register|point|correct|create")
+# A fix is said by whoever made it: a verb of change opening the sentence or a clause ("Pinned 3.12", "...; I set
+# line-length = 100"), after "I"/"we" ("so I converted it"), or "X now takes Y". The same verb said of something
+# else is the cause ("Flyway 10, which moved database support out", "we're pinned to 1.79", "rollForward disabled").
+_FIX_VERBS = (r"added|changed|set|moved|pinned|installed|upgraded|downgraded|removed|renamed|replaced|switched|"
+              r"bumped|raised|lowered|fixed|gave|converted|dropped|enabled|disabled|imported|wrapped|reverted|"
+              r"restored|regenerated|rebuilt|deleted|excluded|registered|pointed|corrected|applied|configured|"
+              r"adjusted|increased|decreased|reduced|extended|limited|capped|mounted|exported|declared|defined|"
+              r"marked|allowed|granted|created|wired|turned|made|started|restarted")
+_FIX = re.compile(rf"(?:^|[;:,.!]\s+|\b(?:i|we)(?:'ve| have)?\s+(?:also\s+|then\s+|just\s+)?|\b(?:so|then|and)\s+)"
+                  rf"(?:{_FIX_VERBS})\b|\bnow (?:takes|uses|runs|points|reads|listens|starts|calls|has|sets)\b|"
+                  r"\bthe fix (?:is|was)\b", re.IGNORECASE)
+_PROMISED_FIX = re.compile(rf"\b(?:i'll|i will|let me|we'll)\s+(?:\w+\s+)?(?:{_CHANGE_VERBS})\b", re.IGNORECASE)
+
+
+@rule(EXPLANATION, catches=["I added `CREATE EXTENSION IF NOT EXISTS btree_gist;` at the top of the migration.",
+                            "I installed dotenv-cli and committed pnpm-lock.yaml.",
+                            "hatch.Client now takes a *slog.Logger.", "Fixed the query and ran sqlc generate again.",
+                            "package.json has no build script; I'll add one."],
+      leaves=["The test run failed before a single test ran.", "We can either pin the plugin or upgrade Fastify.",
+              "I ran the whole suite with bundle exec rspec.",
+              "The build stops because aws-sdk-s3 requires rustc 1.81 and we're pinned to 1.79.",
+              "Boot 3.3 brings Flyway 10, which moved database support into separate modules.",
+              "global.json pins SDK 8.0.204 with rollForward disabled.",
+              "Let me look at the logs.", "Changing the toolchain to 1.22.7 would clear it."])
+def states_fix(sentence: str) -> str | None:
+    """A sentence saying what was changed ("done"), or is being changed ("promised"), to make it work; None for
+    one that offers ("we can either pin ... or ...", "that would clear it")."""
+    if _OFFER.search(sentence):
+        return None
+    return "done" if _FIX.search(sentence) else "promised" if _PROMISED_FIX.search(sentence) else None
+
+
+_OFFER = re.compile(r"\b(?:we|you|i) (?:can|could|should|might) (?:either\b)?|\beither\b.*\bor\b|\bwould\b",
+                    re.IGNORECASE)
+
+_CHANGING_COMMAND = re.compile(
+    r"\b(?:npm|pnpm|yarn|bun|pip3?|uv|poetry|cargo|gem|bundle|go|dotnet|brew|apt(?:-get)?|composer|conda)\b"
+    r"[^|;&\n]*?\b(?:add|install|remove|rm|uninstall|upgrade|update|pin|get)\b|\bsed\s+-i\b")
+
+
+@rule(COMMAND, catches=["uv add sentencepiece==0.2.0", "cd web && pnpm add -D dotenv-cli",
+                        "bundle update selenium-webdriver", "sed -i 's/a/b/' app.env",
+                        "uv python pin 3.12 && uv python install 3.12"],
+      leaves=["sinfo -s", "./gradlew ktlintCheck test", "git log --oneline -3", "pip list",
+              "cargo tree -i openssl-sys"])
+def changes_something(command: str) -> bool:
+    """A command that changes the project (a dependency added, removed or upgraded; a file edited in place), as
+    opposed to one that reads or runs it."""
+    return bool(_CHANGING_COMMAND.search(command))
 
 
 # "TODO" only in capitals: "todo list" is how Claude talks about its own tracker.

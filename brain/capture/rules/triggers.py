@@ -198,12 +198,16 @@ def called_wrong(sentence: Sentence, said: Said) -> bool:
     return not _corrects_nothing(sentence) and bool(_CALLED_WRONG.search(sentence.body))
 
 
-_NOT_BUT = re.compile(r"\bnot\s+(?!only\b|just\b|merely\b|sure\b|certain\b|really\b|yet\b|too\b|that\b|exactly\b)"
+# "not X but Y" corrects a thing; "not now, but ...", "not only ... but also" say when or how much.
+_NOT_BUT = re.compile(r"\bnot\s+(?!(?:only|just|merely|sure|certain|really|yet|too|that|exactly|today|tomorrow|now|"
+                      r"then|here|there|always|much|many|quite|entirely|necessarily|immediately|soon|this\s+(?:week|"
+                      r"time|month|sprint|year)|at\s+all|right\s+now|anymore)\b)"
                       r"[\w./:-]+(?:\s+[\w./:-]+){0,4},?\s+but\s+(?!also\b)\S")
 
 
 @rule(CORRECTION, catches=["The queue is not Redis but RabbitMQ."],
-      leaves=["It's not only faster but also smaller.", "I'm not sure but it might be the cache."])
+      leaves=["It's not only faster but also smaller.", "I'm not sure but it might be the cache.",
+              "Not this week, but it's next on the list.", "Not today, but soon."])
 def not_this_but_that(sentence: Sentence, said: Said) -> bool:
     """"not X but Y"."""
     return not _corrects_nothing(sentence) and bool(_NOT_BUT.search(sentence.body))
@@ -361,11 +365,11 @@ def change_request(sentence: Sentence, said: Said) -> bool:
 
 _VAGUE_OBJECT = re.compile(r"^(?:\w+\s+){0,3}?(?:move|make|change|set|bump|raise|lower|reduce|increase|decrease|drop|"
                            r"cut|put|take|turn|bring|scale)\s+"
-                           r"(?:it|that|this|them|us|everything)\b", re.IGNORECASE)
+                           r"(?:it|that|this|them|everything)\b", re.IGNORECASE)
 
 
 @rule(DECISION, catches=["Make it 7 days.", "OK, drop it to 10 and add jemalloc."],
-      leaves=["Make the hold 10 minutes.", "Move the API to port 8090."])
+      leaves=["Make the hold 10 minutes.", "Move the API to port 8090.", "Move us to the official aws-sdk-s3."])
 def vague_object(sentence: Sentence, said: Said) -> bool:
     """A change request whose object is a pronoun ("Make it 7 days"): the reply says what was changed."""
     return bool(_VAGUE_OBJECT.match(sentence.body))
