@@ -17,7 +17,7 @@ from brain.cli.common import Env, as_click_error
 COMMANDS = {
     "remember": "brain.cli.store_cmds:remember", "get": "brain.cli.store_cmds:get",
     "update": "brain.cli.store_cmds:update", "scope": "brain.cli.store_cmds:scope",
-    "forget": "brain.cli.store_cmds:forget",
+    "forget": "brain.cli.store_cmds:forget", "supersede": "brain.cli.store_cmds:supersede",
     "restore": "brain.cli.store_cmds:restore", "list": "brain.cli.store_cmds:list_cmd",
     "link": "brain.cli.store_cmds:link", "reindex": "brain.cli.store_cmds:reindex",
     "stats": "brain.cli.store_cmds:stats",

@@ -9,7 +9,7 @@ from brain.recall.depth import DEPTHS, render, summary_line
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES
-from brain.store.lifecycle import SCOPES, remember_memory, set_scope
+from brain.store.lifecycle import SCOPES, remember_memory, set_scope, supersede_with_statement
 from brain.util.timestamps import normalize_timestamp
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
@@ -100,12 +100,42 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
                                              "scope": None if chosen == "project" else chosen})
     if scope:  # said again with a scope: the memory it repeats takes that scope
         chunks = [set_scope(env.store, c.id, scope) if _scope(c) != scope else c for c in chunks]
-    _refresh_brief(env, project.id)
+    _stored(env, project.id, chunks, as_json)
+
+
+def _stored(env, project_id: str, chunks, as_json: bool) -> None:
+    """After a write: the brief made ready, and the new ids (or the chunks as JSON) printed."""
+    _refresh_brief(env, project_id)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
         for c in chunks:
             click.echo(c.id)
+
+
+@click.command()
+@click.argument("old")
+@click.argument("statement", required=False)
+@click.option("--type", "chunk_type", type=TYPE_CHOICE, default=None,
+              help="Type of the new memory (default: decision when the old one is one, else fact).")
+@click.option("--tags", default="", help="Comma-separated tags, e.g. db,staging.")
+@json_option
+@pass_env
+def supersede(env, old, statement, chunk_type, tags, as_json):
+    """Record that a memory no longer holds: store STATEMENT (argument or stdin) as a new memory and mark OLD
+    (a full id or the 8-hex tail shown in recalled context) replaced by it. Prints the new id.
+
+    \b
+    Examples:
+      rlm-mem supersede 1a2b3c4d "The staging database listens on port 6432"
+      rlm-mem supersede chunk-2026-02-10-1a2b3c4d "We deploy with Kamal now" --type decision
+    """
+    statement = read_content(statement)
+    project = env.project
+    chunks = supersede_with_statement(env.store, old, statement, chunk_type=chunk_type, tags=tags,
+                                      project=project.id, extra_metadata={"project_name": project.name})
+    _stored(env, project.id, chunks, as_json)
+
 
 def _scope(chunk) -> str:
     return chunk.metadata.get("scope") or "project"
