@@ -55,6 +55,10 @@ class CaptureReport:
     session_record: str | None = None
     skipped_reason: str | None = None
     candidates: list = field(default_factory=list)  # MemoryCandidate, when the store could not be written
+    project: list | None = None  # [id, name, root] the session was filed under
+    transcript: str | None = None
+    final: bool = False  # the session ended: its project's auto memory is read next (interop/auto_memory.py)
+    auto_memory: int = 0  # memories read from Claude Code's auto memory after it
 
     def to_dict(self) -> dict:
         return {"session_id": self.session_id, "turns": self.turns, "memories": self.memories,
@@ -205,6 +209,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     parsed = parse_transcript(transcript_path, start_offset=start, known_leaf=state.get("leaf") if start else None)
     project = session_project(store.root, sid, transcript_path, cwd, state if same_file else None)
     filed = [project.id, project.name, project.root]
+    report.project, report.transcript, report.final = filed, str(transcript_path), final
     if project.root is not None and memory_disabled(project.root):
         report.skipped_reason = "memory is switched off for this project"
         save_offset(store.root, sid, transcript_path, parsed.end_offset, leaf=parsed.leaf, project=filed)
@@ -331,10 +336,12 @@ def _episode_entries(root, chunks) -> None:
 
 
 # ---------------------------------------------------------------- the worker
-def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 5) -> list:
+def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 5, after_pass=None) -> list:
     """Capture everything queued. With wait=False (a detached worker) it leaves at once if another worker runs.
 
     A few passes pick up what hooks queued while the worker ran; what still fails stays queued for next time.
+    `after_pass(store, reports)`: called with each pass's reports while the worker still holds its lock (the
+    CLI reads Claude Code's auto memory of the sessions that ended: interop/auto_memory.py).
     """
 
     ensure_dir(Path(store.root) / "state")
@@ -349,9 +356,13 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
                 # too long for a hook), under its lock so that hooks see it running and start no other.
                 store.sync_derived()
             todo = [(p, e) for p, e in pending(store.root) if seen.get(p) != e.get("enqueued")]
+            done = []
             for path, entry in todo:
                 seen[path] = entry.get("enqueued")
-                reports.append(_capture_entry(store, path, entry))
+                done.append(_capture_entry(store, path, entry))
+            reports += done
+            if after_pass is not None and done:
+                after_pass(store, done)
         finally:
             lock.release()
         if not todo:

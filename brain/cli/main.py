@@ -25,7 +25,7 @@ COMMANDS = {
     "pin": "brain.cli.garden_cmds:pin", "unpin": "brain.cli.garden_cmds:unpin",
     "garden": "brain.cli.garden_cmds:garden", "core": "brain.cli.garden_cmds:core",
     "reflect": "brain.cli.garden_cmds:reflect",
-    "ingest": "brain.cli.session_cmds:ingest", "hud": "brain.cli.session_cmds:hud",
+    "ingest": "brain.cli.ingest_cmds:ingest", "hud": "brain.cli.session_cmds:hud",
     "statusline": "brain.cli.session_cmds:statusline", "where": "brain.cli.session_cmds:where",
     "install": "brain.cli.session_cmds:install", "uninstall": "brain.cli.session_cmds:uninstall",
     "enable": "brain.cli.session_cmds:enable", "disable": "brain.cli.session_cmds:disable",

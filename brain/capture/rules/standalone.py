@@ -10,8 +10,6 @@ from brain.capture.alternatives import job_of
 from brain.capture.rules import Family, on_text, rule
 from brain.util.values import value_kinds
 
-
-
 MEMORY = Family("memory", on_text)  # the statement a typed memory would hold
 
 # Words that open a reply before its claim: "No, ...", "Actually, ...", "Not X, but ...".

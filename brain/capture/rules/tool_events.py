@@ -7,8 +7,6 @@ import re
 from brain.capture.rules import Case, Family, on_text, rule
 from brain.util.text import clip
 
-
-
 COMMAND = Family("command", on_text)  # a shell command line
 OUTPUT = Family("output", on_text)  # a failed tool call's output
 EXPLANATION = Family("explanation", on_text)  # one sentence of the assistant's
