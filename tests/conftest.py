@@ -14,6 +14,7 @@ def isolated_memory(tmp_path, monkeypatch):
     memory = tmp_path / "memory"
     monkeypatch.setenv("RLM_MEM_DIR", str(memory))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))  # Claude Code's own files, auto memory
     for name in ("CLAUDE_PLUGIN_DATA", "CLAUDE_PLUGIN_ROOT", "RLM_MEM_DISABLE", "RLM_MEM_PROJECT",
                  "CLAUDE_PROJECT_DIR", "RLM_MEM_MAX_SENSITIVITY", "CLAUDECODE", "RLM_MEM_TRANSCRIPT",
                  "CLAUDE_ENV_FILE"):

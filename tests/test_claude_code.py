@@ -9,7 +9,9 @@ tests/harness/messages_api.py on 127.0.0.1):
    every route, the marketplace's with no set-up step), loads the rlm-mem skill, runs `where`, then `forget`,
    `restore` and `pin` with the short id the recalled context shows, with the command the skill's text gives and
    no approval beyond the skill's and the MCP server's;
-4. `claude -p --continue` goes on from session 2 and adds a fact, which is captured too.
+4. `claude -p --continue` goes on from session 2 and adds a fact, which is captured too;
+5. session 4 is told the port changed: the model loads the skill and runs its `supersede` command on the short
+   id the session-start context shows (issue 34); session 5 asks for the port.
 About a minute for the three routes, so not in the default run: `pytest -m claude_code` (.ci/run runs it).
 Skipped, with one line, where Claude Code is missing (.ci/run installs it).
 """
@@ -30,6 +32,9 @@ DECISION = "We decided the billing service uses Postgres 16 on port 5433, and de
 QUESTION = "Which port does the billing database listen on?"
 LATER = "From now on the staging cache expires after 90 minutes; remember that."
 FAILING = "ls no-such-file-rlm-mem-e2e.txt"
+MOVED = "The billing database moved to port 6432 last night."
+NOW = "The billing service uses Postgres 16 on port 6432."
+CURRENT = "Which port does the billing database use now?"
 ID_COMMANDS = ("forget", "restore", "pin")  # each with the short id the session-start context shows
 SKIP = {".git", ".venv", ".ci", "__pycache__"}  # git's, the set-up's, CI's own, and what pytest itself compiles
 
@@ -80,6 +85,12 @@ def run(request, tmp_path_factory):
         assert not ws.api.failures, ws.api.failures  # the "model" found the skill's command and the short id
         ws.session(LATER, reply="Noted: the staging cache expires after 90 minutes.", extra=("--continue",))
         ws.later = ws.wait_for_capture("90 minutes")
+        ws.session(MOVED, Tool("Skill", {"skill": skill}),
+                   Tool("Bash", lambda m: {"command": f'{_skill_command(m)} supersede {_short_id(m)} "{NOW}"',
+                                           "description": "supersede"}),
+                   reply="Recorded: the billing database listens on 6432 now.", extra=approve)
+        assert not ws.api.failures, ws.api.failures
+        ws.session(CURRENT, reply="Port 6432.")
         ws.changed = sorted(k for k, v in files_under(watched, skip=SKIP).items() if before.get(k) != v)
         yield ws
     finally:
@@ -149,6 +160,26 @@ def test_an_answer_from_recalled_memory_and_a_failed_command_are_marked(run):  #
     assert answer and all(c["type"] == "note" and "recalled" in c["tags"] for c in answer), answer
     records = [c for c in chunks if c["metadata"].get("kind") == "session" and FAILING in c["content"]]
     assert records and all(f"`{FAILING}` (failed)" in c["content"] for c in records), records
+
+
+def test_the_session_start_tells_the_model_when_to_record_and_with_which_command(run):  # issue 34
+    said = [part for text in run.sessions[3].texts() for part in text.split("\n\n")
+            if part.startswith("rlm-mem: when a decision is made")]
+    assert said and all(len(part) <= 300 for part in said), said
+    assert "supersede ID" in said[0] and "remember" in said[0]
+
+
+def test_the_models_supersede_marks_the_old_memory_and_recall_shows_the_new_value(run):  # issue 34
+    (result, is_error), = run.sessions[3].tool_results()[-1:]
+    assert not is_error, result
+    new = json.loads(run.rlm_mem("get", result.split()[-1], "--json").stdout)
+    assert NOW in new["content"] and new["type"] == "decision"
+    (old,) = new["links"]["supersedes"]
+    replaced = json.loads(run.rlm_mem("get", old, "--json").stdout)
+    assert replaced["metadata"]["status"] == "superseded" and "5433" in replaced["content"]
+    recalled = "\n".join(run.sessions[4].fences("recall"))
+    assert "6432" in recalled, recalled
+    assert all("replaced" in line for line in recalled.splitlines() if "5433" in line), recalled
 
 
 def test_hooks_ran_without_errors(run, capsys):

@@ -36,6 +36,21 @@ def test_remember_reads_stdin_and_prints_ids(run):
     assert r.output.strip().startswith("chunk-")
 
 
+def test_supersede_stores_the_new_statement_and_marks_the_old_one_replaced(run):
+    old = json.loads(run("remember", "The billing service listens on port 5433", "--type", "decision",
+                         "--json").output)[0]
+    r = run("supersede", old["id"][-8:], "The billing service listens on port 6432", "--json")  # the short id
+    assert r.exit_code == 0, r.output
+    (new,) = json.loads(r.output)
+    assert new["type"] == "decision" and new["links"]["supersedes"] == [old["id"]]  # the old one's type
+    replaced = json.loads(run("get", old["id"], "--json").output)
+    assert replaced["metadata"]["status"] == "superseded" and replaced["links"]["superseded_by"] == [new["id"]]
+    assert "6432" in run("recall", "which port does billing listen on").output
+    fact = json.loads(run("remember", "Staging is on eu-west-1", "--json").output)[0]
+    r = run("supersede", fact["id"], "--type", "preference", input="Staging is on eu-central-1\n")  # stdin
+    assert run("get", r.output.strip(), "--json").output.count('"preference"') == 1
+
+
 def test_update_forget_restore_link(run):
     a = run("remember", "Use tabs").output.strip()
     b = run("remember", "Use spaces, not tabs").output.strip()

@@ -80,6 +80,7 @@ def id_commands(cid, other):
         ["link", cid, other, "--type", "supports"],
         ["link", other, cid, "--type", "contradicts"],
         ["remember", "replaces something", "--supersedes", cid],
+        ["supersede", cid, "what holds now"],
     ] + [[name, cid] for name in ("pin", "unpin") if name in cli.list_commands(None)]
 
 
@@ -151,6 +152,8 @@ def test_traversal_never_reaches_outside(tmp_path):
     (["list", "--limit", "0"], 2, "limit"),
     (["list", "--tags", "t" * 65], 1, "longer than 64"),
     (["get", "{live}", "--depth", "everything"], 2, "everything"),
+    (["supersede", "{live}", ""], 2, "content is empty"),
+    (["supersede", "{live}", "x", "--type", "opinion"], 2, "opinion"),
 ])
 def test_bad_arguments_refused(store, args, code, words):
     before = snapshot(store.root)

@@ -4,12 +4,9 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_TRANSCRIPTS
 
-from brain.capture.extract import (
-    Candidate,
-    commit_message,
-    extract_memories,
-    session_record,
-)
+from brain.capture.extract import Candidate, extract_memories
+from brain.capture.rules.tool_events import commit_message
+from brain.capture.session_record import session_record
 from brain.capture.transcript import Todo, ToolUse, Turn, parse_transcript
 
 SHARED = SHARED_TRANSCRIPTS
@@ -107,21 +104,39 @@ def test_assistant_turns_are_not_mined_for_requests():
 
 # --- corrections -------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text", [
-    "Actually it's port 5433, not 5432.",
-    "No, it's the eu-west bucket.",
-    "That's wrong, the timeout is 30 seconds.",
-    "The queue is not Redis but RabbitMQ.",
-    "I meant the billing service, not the auth service.",
-    "Correction: the meeting moved to Thursday.",
-    "You're wrong about the default branch, it is trunk.",
+STAGING = "The staging database listens on port 5432 in eu-central."
+
+
+@pytest.mark.parametrize("text, before", [
+    ("Actually it's port 5433, not 5432.", STAGING),
+    ("No, it's the eu-west bucket.", "I uploaded the build to the eu-central bucket."),
+    ("That's wrong, the timeout is 30 seconds.", "The request timeout is 10 seconds."),
+    ("The queue is not Redis but RabbitMQ.", "The worker reads jobs from the Redis queue."),
+    ("I meant the billing service, not the auth service.", "I restarted the auth service."),
+    ("Correction: the meeting moved to Thursday.", "The release meeting is on Wednesday."),
+    ("You're wrong about the default branch, it is trunk.", "The default branch is main."),
 ])
-def test_corrections_are_found(text):
-    candidate = only(text, "correction", before="The staging database listens on port 5432 in eu-central.")
+def test_corrections_are_found(text, before):
+    candidate = only(text, "correction", before=before)
     assert candidate.confidence == 0.95 and "correction" in candidate.tags
     assert candidate.content.startswith("Correction: ")
-    assert '(correcting: "The staging database listens on port 5432 in eu-central."' in candidate.content
+    assert f'(correcting: "{before}"' in candidate.content
     assert len(candidate.content) <= 600
+
+
+@pytest.mark.parametrize("text, before, kept", [
+    # it stands alone and says what it corrects: kept, without quoting a statement it does not answer
+    ("The queue is not Redis but RabbitMQ.", STAGING, "Correction: The queue is not Redis but RabbitMQ."),
+    ("No, the webhook secret must not live in settings.py.", "Added a Dockerfile.",
+     "Correction: No, the webhook secret must not live in settings.py."),
+    # "it's ..." with nothing it answers, and "not now, but ...": nothing a later session could read
+    ("No, it's the eu-west bucket.", STAGING, None),
+    ("Not this week, but it's next on the list.", "Should I start on the exporter?", None),
+])
+def test_a_correction_is_kept_only_when_it_stands_alone(text, before, kept):
+    found = [c.content for c in extract_memories([said(before, "assistant", 0), said(text, n=1)])
+             if c.kind == "correction"]
+    assert found == ([kept] if kept else []), found
 
 
 def test_correction_quotes_the_sentence_it_corrects():
@@ -131,7 +146,8 @@ def test_correction_quotes_the_sentence_it_corrects():
 
 
 def test_short_correction_takes_the_next_sentence_for_context():
-    candidate = only("Actually it's 5433. The 5432 one is production.", "correction")
+    candidate = only("Actually it's 5433. The 5432 one is production.", "correction",
+                     before="I pointed the staging app at port 5432.")
     assert "The 5432 one is production." in candidate.content
 
 
@@ -211,6 +227,44 @@ def test_a_vague_request_to_drop_a_value_is_recorded_in_the_words_of_the_reply()
         called(*uses, n=1, text="Sidekiq concurrency is now 10 (config/sidekiq.yml has concurrency: 10).")])
         if c.kind == "decision"]
     assert found == ["Decision: Sidekiq concurrency is now 10 (config/sidekiq.yml has concurrency: 10)."], found
+
+
+@pytest.mark.parametrize("person, reply, uses, decided", [
+    # no value in the request: the reply's sentence that gives it
+    ("Bump the version for the resubmission.", "The version is now 2.4.1 in app.json; build number 57.",
+     [edited("app.json", '"version": "2.4.0"', '"version": "2.4.1"')],
+     "Decision: The version is now 2.4.1 in app.json; build number 57."),
+    # nothing in the reply gives it: the value the edit set, beside the request
+    ("Bump the version for the resubmission.", "Done.", [edited("app.json", "version: 2.4.0", "version: 2.4.1")],
+     "Decision: Bump the version for the resubmission: version = 2.4.1 (was 2.4.0)."),
+    # the request names its subject and value: kept as said
+    ("Move the API to port 8090, the load balancer expects that.", "Moved.",
+     [edited("config.py", "PORT = 8087", "PORT = 8090")],
+     "Decision: Move the API to port 8090, the load balancer expects that."),
+])
+def test_a_decision_states_its_subject_and_value(person, reply, uses, decided):
+    found = [c.content for c in extract_memories([said(person, n=0), called(*uses, n=1, text=reply)])
+             if c.kind == "decision"]
+    assert found == [decided], found
+
+
+def test_a_change_request_whose_value_is_said_nowhere_is_no_decision():
+    """"Make the local stack live somewhere else" carried out by an edit that changed no value, and a reply that
+    names none: a later session could not tell what was decided."""
+    uses = [edited("docker-compose.yml", "services:\n  db:\n", "services:\n  db:\n    profiles: [local]\n")]
+    found = extract_memories([said("Make the local stack live somewhere else.", n=0),
+                              called(*uses, n=1, text="Done, it lives elsewhere now.")])
+    assert [c for c in found if c.kind == "decision"] == []
+
+
+def test_a_decision_from_a_piece_of_a_sentence_takes_the_whole_sentence():
+    """The reply's clause naming the value can be a piece ("8." after "retry:"): the decision is then the whole
+    sentence, which says what was set."""
+    uses = [edited("app/jobs/stripe_event_job.rb", "sidekiq_options retry: 3", "sidekiq_options retry: 8")]
+    found = extract_memories([said("Retries of 8 then.", n=0),
+                              called(*uses, n=1, text="StripeEventJob now has sidekiq_options retry: 8.")])
+    assert [c.content for c in found if c.kind == "decision"] == [
+        "Decision: StripeEventJob now has sidekiq_options retry: 8."]
 
 
 def test_a_change_whose_edit_failed_is_no_decision():
@@ -294,17 +348,22 @@ def test_commit_milestone_needs_a_successful_commit():
     assert unseen[0].confidence < 0.9
 
 
-def test_passing_test_runs_are_milestones_once_per_command():
-    turns = [called(bash("pytest -q", result="3 failed, 9 passed in 1.2s"), n=0),
-             called(bash("pytest -q", result="12 passed in 1.1s"), n=1),
-             called(bash("pytest -q", result="12 passed in 1.0s"), n=2),
-             called(bash("npm test", result="Tests:       4 passed, 4 total"), n=3),
-             called(bash("go test ./...", result="ok  \texample.com/pkg\t0.01s"), n=4),
-             called(bash("ls", result="10 passed"), n=5)]
-    found = [c for c in extract_memories(turns) if "tests" in c.tags]
-    assert [c.content for c in found] == ["Tests passed: `pytest -q` (12 passed)",
-                                          "Tests passed: `npm test` (4 passed)", "Tests passed: `go test ./...`"]
-    assert found[0].source_uuid == "tools-2"
+def test_test_runs_are_the_session_records_not_typed_memories():
+    """A test run says how the session went, not something a later session needs as a memory of its own (issue
+    34): each test command's last passing run is in the session record."""
+    turns = [said("Make the tests pass.", n=0),
+             called(bash("pytest -q", result="3 failed, 9 passed in 1.2s"), n=1),
+             called(bash("pytest -q", result="12 passed in 1.1s"), n=2),
+             called(bash("pytest -q", result="12 passed in 1.0s"), n=3),
+             called(bash("npm test", result="Tests:       4 passed, 4 total"), n=4),
+             called(bash("go test ./...", result="ok  \texample.com/pkg\t0.01s"), n=5),
+             called(bash("cargo test", result="test result: ok. 3 passed"), n=6),
+             called(bash("cargo test", ok=False, result="1 failed"), n=7),
+             called(bash("ls", result="10 passed"), n=8)]
+    assert [c for c in extract_memories(turns) if c.kind == "milestone"] == []
+    record = session_record(turns)
+    assert record.tests_passed == ("`pytest -q` (12 passed)", "`npm test` (4 passed)", "`go test ./...`")
+    assert "Tests passed: `pytest -q` (12 passed); `npm test` (4 passed); `go test ./...`." in record.to_text()
 
 
 def test_failing_test_runs_are_not_milestones():
@@ -323,22 +382,44 @@ def test_error_then_explanation_then_success_is_a_learning():
     assert len(found) == 1
     assert found[0].content == ("Error: npm ERR! missing script: build — fixed by: The error is because package.json "
                                 "has no build script; I'll add one.")
-    assert found[0].chunk_type == "pattern" and len(found[0].content) <= 300
+    assert found[0].chunk_type == "pattern" and len(found[0].content) <= 500
 
 
 def test_error_fixed_by_edits_without_explanation():
-    edit = ToolUse(id=None, name="Edit", summary="Edit: setup.cfg", file_path="setup.cfg", ok=True)
+    """The edit is the fix when its lines are known (the call's summary names them); an edit of a file whose lines
+    are not known says where, not what changed."""
+    edit = ToolUse(id=None, name="Edit", summary="Edit: setup.cfg → config = prod.ini", file_path="setup.cfg", ok=True)
     turns = [called(bash("cd app && make", ok=False, result="fatal: config missing"), n=0),
              called(edit, n=1),
              called(bash("cd app && make", result="done"), n=2)]
     found = [c.content for c in extract_memories(turns) if c.kind == "learning"]
-    assert found == ["Error: fatal: config missing — fixed by: editing setup.cfg"]
+    assert found == ["Error: fatal: config missing — fixed by: editing setup.cfg → config = prod.ini"]
+    unknown = ToolUse(id=None, name="Edit", summary="Edit: setup.cfg", file_path="setup.cfg", ok=True)
+    assert [c for c in extract_memories([turns[0], called(unknown, n=1), turns[2]]) if c.kind == "learning"] == []
 
 
-def test_explained_error_without_a_rerun_is_still_a_learning():
-    turns = [called(bash("docker compose up", ok=False, result="Error: port 5432 already allocated"), n=0),
-             said("The problem was a local Postgres already using port 5432.", "assistant", 1)]
-    assert [c.kind for c in extract_memories(turns)] == ["learning"]
+def test_explained_error_without_a_rerun_is_a_learning_when_cause_and_fix_are_said():
+    failed = called(bash("docker compose up", ok=False, result="Error: port 5432 already allocated"), n=0)
+    fixed = said("The problem was a local Postgres already using port 5432. I moved the compose database to 5434.",
+                 "assistant", 1)
+    assert [c.content for c in extract_memories([failed, fixed])] == [
+        "Error: Error: port 5432 already allocated — The problem was a local Postgres already using port 5432. — "
+        "fixed by: I moved the compose database to 5434."]
+    why_only = said("The problem was a local Postgres already using port 5432.", "assistant", 1)
+    assert extract_memories([failed, why_only]) == []  # the cause without the change that fixed it
+
+
+@pytest.mark.parametrize("result, reply", [
+    # a status line, and a fix that is a re-run: no cause, no change
+    ("17 checks passed. 1 checks failed", "Re-running it."),
+    # the explanation is about something else
+    ("Error: BullMQ: Your redis options maxRetriesPerRequest must be null.",
+     "I created a queue called notifications with three attempts."),
+])
+def test_an_error_without_its_cause_or_its_fix_is_no_learning(result, reply):
+    turns = [called(bash("npm run check", ok=False, result=result), n=0), said(reply, "assistant", 1),
+             called(bash("npm run check", result="ok"), n=2)]
+    assert [c for c in extract_memories(turns) if c.kind == "learning"] == []
 
 
 def test_routine_or_unrelated_errors_are_not_learnings():
@@ -368,8 +449,7 @@ def test_fixture_candidates():
     assert "I prefer keyword" not in by_kind["correction"][0]
     assert by_kind["preference"] == ["User prefers keyword arguments over positional ones in public functions."]
     assert by_kind["decision"] == ["Decision: Let's go with exponential backoff capped at 30 seconds."]
-    assert by_kind["milestone"] == ["Tests passed: `pytest -q tests/test_uploader.py` (12 passed)",
-                                    "Completed: Add a retry limit to the uploader",
+    assert by_kind["milestone"] == ["Completed: Add a retry limit to the uploader",
                                     "Committed: Add a retry limit to the uploader"]
     assert len(by_kind["learning"]) == 1 and "No module named 'responses'" in by_kind["learning"][0]
     assert "responses package was missing" in by_kind["learning"][0]
@@ -377,7 +457,8 @@ def test_fixture_candidates():
 
 def test_candidates_come_in_transcript_order_without_duplicates():
     turns = [said("Remember that the port is 5433.", n=0), said("Remember that the port is 5433.", n=1),
-             called(bash("pytest", result="2 passed"), n=2), said("I prefer short names for loop variables.", n=3)]
+             called(bash('git commit -m "Ship it"', result="[main abc123] Ship it"), n=2),
+             said("I prefer short names for loop variables.", n=3)]
     found = extract_memories(turns)
     assert [c.kind for c in found] == ["request", "milestone", "preference"]
 

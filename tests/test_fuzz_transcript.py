@@ -9,7 +9,8 @@ from conftest import SHARED_TRANSCRIPTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from brain.capture.extract import extract_memories, session_record
+from brain.capture.extract import extract_memories
+from brain.capture.session_record import session_record
 from brain.capture.transcript import clean_text, parse_transcript
 
 HERE = Path(__file__).resolve().parent

@@ -105,6 +105,23 @@ def test_the_last_sessions_open_work_is_in_full_however_many_pins_and_correction
     assert full.count("pinned") >= 5  # the pins are still there
 
 
+def test_the_session_start_says_when_to_record_and_with_which_command(tmp_path, project):
+    """One instruction outside the fence, at most 300 characters, naming commands SKILL.md gives (issue 34)."""
+    import re
+
+    from brain.cli.main import cli
+
+    base = session(tmp_path, project)
+    ctx = json.loads(one(fire("SessionStart", dict(base, source="startup"))).stdout)[
+        "hookSpecificOutput"]["additionalContext"]
+    (line,) = [line for line in ctx.split("\n\n") if line.startswith("rlm-mem: when a decision is made")]
+    assert len(line) <= 300 and "<rlm-mem-context" not in line
+    commands = set(re.findall(r"`(remember|supersede|[a-z]+) ", line))
+    assert commands == {"remember", "supersede"} and commands <= set(cli.list_commands(None))
+    skill = (BUNDLE_ROOT / "SKILL.md").read_text()
+    assert all(f"`rlm-mem {command} " in skill for command in commands)
+
+
 def test_after_compaction_the_context_is_injected_again(tmp_path, project):
     base = session(tmp_path, project)
     fire("SessionEnd", dict(base, reason="other"))
@@ -360,7 +377,7 @@ def test_skill_md_is_lean_and_names_only_real_commands():
     assert front["name"] == "rlm-mem" and 50 < len(front["description"]) <= 1024
     assert len(text.splitlines()) < 500
     named = set(re.findall(r"`rlm-mem ([a-z][a-z-]+)", text))
-    assert {"remember", "recall", "get", "pin", "forget", "restore", "link", "hud", "ingest"} <= named
+    assert {"remember", "recall", "get", "pin", "forget", "restore", "link", "hud", "ingest", "supersede"} <= named
     for command in named:
         assert command in cli.list_commands(None), command
         assert CliRunner().invoke(cli, [command, "--help"]).exit_code == 0

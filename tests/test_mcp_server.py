@@ -76,7 +76,8 @@ def test_every_tool_does_what_the_command_line_does(project, isolated_memory):
         done["third"] = third
         reply = third.structured_content["ids"][0]
         done["link"] = ok(await client.call_tool("link", {"source": reply, "target": new, "type": "supports"}))
-        done["supersede"] = ok(await client.call_tool("supersede", {"old": reply, "new": new, "reason": "test"}))
+        done["supersede"] = ok(await client.call_tool("supersede", {"old": reply,
+                                                                    "statement": "Answer me in plain English"}))
         done["pin"] = ok(await client.call_tool("pin", {"id": new}))
         done["core"] = ok(await client.call_tool("core", {}))
         done["unpin"] = ok(await client.call_tool("unpin", {"id": new}))
@@ -99,6 +100,8 @@ def test_every_tool_does_what_the_command_line_does(project, isolated_memory):
     assert done["third"].structured_content["scopes"] == ["user"]  # about the person: the words chose it
     assert new in store.get_chunk(reply, track=False).links["supports"]
     assert store.get_chunk(reply, track=False).status == "superseded"
+    replacement = store.get_chunk(done["supersede"].structured_content["new"], track=False)
+    assert replacement.content == "Answer me in plain English" and reply in replacement.links["supersedes"]
     assert "6543" in text_of(done["core"])  # pinned when the digest was made
     assert not store.get_chunk(new, track=False).pinned
     assert done["after_forget"].is_error and "no chunk" in text_of(done["after_forget"])

@@ -20,10 +20,12 @@ from pathlib import Path
 
 from brain.capture.candidates import MemoryCandidate, slug_filename
 from brain.capture.currency import TOOLS_LINE, resolve_open_changes, session_changes, supersede_stale
-from brain.capture.extract import extract_memories, session_record
+from brain.capture.extract import extract_memories
 from brain.capture.novelty import Recalled, restated
 from brain.capture.queue import INGEST_LOCK, captured_offset, end_session, pending, save_offset, seen_session
+from brain.capture.rules.tool_events import runs_tests, tests_passed
 from brain.capture.scopes import PROJECT
+from brain.capture.session_record import session_record
 from brain.capture.transcript import parse_transcript, start_cwd
 from brain.context.project import ProjectInfo, memory_disabled, project_id
 from brain.index.search_index import connect
@@ -53,6 +55,10 @@ class CaptureReport:
     session_record: str | None = None
     skipped_reason: str | None = None
     candidates: list = field(default_factory=list)  # MemoryCandidate, when the store could not be written
+    project: list | None = None  # [id, name, root] the session was filed under
+    transcript: str | None = None
+    final: bool = False  # the session ended: its project's auto memory is read next (interop/auto_memory.py)
+    auto_memory: int = 0  # memories read from Claude Code's auto memory after it
 
     def to_dict(self) -> dict:
         return {"session_id": self.session_id, "turns": self.turns, "memories": self.memories,
@@ -60,9 +66,17 @@ class CaptureReport:
                 "candidates": len(self.candidates)}
 
 
+def _use_line(use) -> str:
+    """A tool call as the turn's [tools] line names it: failed, or for a test run that passed, how many passed."""
+    if use.ok is False:
+        return use.summary + " (failed)"
+    passed = tests_passed(use.result) if use.ok and use.command and runs_tests(use.command) else None
+    return f"{use.summary} ({passed} passed)" if passed and passed.isdigit() else use.summary
+
+
 def _turn_content(turn) -> str:
     text = (turn.text or "").strip()
-    uses = [u.summary + (" (failed)" if u.ok is False else "") for u in turn.tool_uses if u.summary]
+    uses = [_use_line(u) for u in turn.tool_uses if u.summary]
     uses = uses[:MAX_TOOL_SUMMARIES]
     if uses:
         more = len(turn.tool_uses) - len(uses)
@@ -128,7 +142,9 @@ def turn_specs(turns, *, session_id, project, transcript_path, fallback_time, en
     return specs
 
 
-def memory_specs(candidates, *, session_id, project, transcript_path, fallback_time) -> list:
+def memory_specs(candidates, *, session_id, project, transcript_path, fallback_time, turn_ids=None) -> list:
+    """One spec per typed memory. `turn_ids` ({turn uuid: id of its chunk}): a memory links the turn it was said in
+    (`links.derived_from`), so the words around it are one step away and recall can show one of the two."""
     specs = []
     for cand in candidates:
         digest = hashlib.sha1(cand.content.encode("utf-8")).hexdigest()[:10]
@@ -137,10 +153,25 @@ def memory_specs(candidates, *, session_id, project, transcript_path, fallback_t
                              "file": str(transcript_path)}}
         if cand.scope != PROJECT:
             md["scope"] = cand.scope
+        source = (turn_ids or {}).get(cand.source_uuid)
         specs.append({"content": cand.content, "chunk_type": cand.chunk_type, "conversation_id": session_id,
-                      "confidence": cand.confidence, "tags": list(cand.tags), "created": cand.timestamp or fallback_time,
-                      "metadata": md, "key": f"{cand.kind}:{session_id}:{cand.source_uuid}:{digest}"})
+                      "confidence": cand.confidence, "tags": list(cand.tags),
+                      "created": cand.timestamp or fallback_time, "metadata": md,
+                      "key": f"{cand.kind}:{session_id}:{cand.source_uuid}:{digest}",
+                      "links": {"derived_from": [source]} if source else None})
     return specs
+
+
+def turn_chunk_ids(specs) -> dict:
+    """{turn uuid: the id of the turn's (first) chunk} for turn specs (ids derive from key and date: see
+    store/chunk.new_chunk_id)."""
+    out = {}
+    for spec in specs:
+        md = spec["metadata"]
+        if md.get("part", {}).get("index", 1) == 1:
+            ref = md["provenance"]["ref"].split("/", 1)[-1]
+            out[ref] = new_chunk_id(normalize_timestamp(spec["created"]), spec["key"])
+    return out
 
 
 def candidates_for(specs) -> list:
@@ -178,6 +209,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     parsed = parse_transcript(transcript_path, start_offset=start, known_leaf=state.get("leaf") if start else None)
     project = session_project(store.root, sid, transcript_path, cwd, state if same_file else None)
     filed = [project.id, project.name, project.root]
+    report.project, report.transcript, report.final = filed, str(transcript_path), final
     if project.root is not None and memory_disabled(project.root):
         report.skipped_reason = "memory is switched off for this project"
         save_offset(store.root, sid, transcript_path, parsed.end_offset, leaf=parsed.leaf, project=filed)
@@ -186,7 +218,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
                        fallback_time=fallback_time, engine=store.engine, recalled=parsed.recalled)
     memories = memory_specs(extract_memories(parsed.turns, parsed.recalled), session_id=sid, project=project,
-                            transcript_path=transcript_path, fallback_time=fallback_time)
+                            transcript_path=transcript_path, fallback_time=fallback_time,
+                            turn_ids=turn_chunk_ids(turns))
     report.turns, report.memories = len(turns), len(memories)
     try:
         fresh = _keep_apart(store, _new_memories(store, memories, project.id, sid), sid)
@@ -317,10 +350,12 @@ def _episode_entries(root, chunks) -> None:
 
 
 # ---------------------------------------------------------------- the worker
-def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 5) -> list:
+def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 5, after_pass=None) -> list:
     """Capture everything queued. With wait=False (a detached worker) it leaves at once if another worker runs.
 
     A few passes pick up what hooks queued while the worker ran; what still fails stays queued for next time.
+    `after_pass(store, reports)`: called with each pass's reports while the worker still holds its lock (the
+    CLI reads Claude Code's auto memory of the sessions that ended: interop/auto_memory.py).
     """
 
     ensure_dir(Path(store.root) / "state")
@@ -335,9 +370,13 @@ def ingest(store, *, wait: bool = True, timeout: float = 900, max_passes: int = 
                 # too long for a hook), under its lock so that hooks see it running and start no other.
                 store.sync_derived()
             todo = [(p, e) for p, e in pending(store.root) if seen.get(p) != e.get("enqueued")]
+            done = []
             for path, entry in todo:
                 seen[path] = entry.get("enqueued")
-                reports.append(_capture_entry(store, path, entry))
+                done.append(_capture_entry(store, path, entry))
+            reports += done
+            if after_pass is not None and done:
+                after_pass(store, done)
         finally:
             lock.release()
         if not todo:

@@ -17,7 +17,7 @@ from brain.cli.common import Env, as_click_error
 COMMANDS = {
     "remember": "brain.cli.store_cmds:remember", "get": "brain.cli.store_cmds:get",
     "update": "brain.cli.store_cmds:update", "scope": "brain.cli.store_cmds:scope",
-    "forget": "brain.cli.store_cmds:forget",
+    "forget": "brain.cli.store_cmds:forget", "supersede": "brain.cli.store_cmds:supersede",
     "restore": "brain.cli.store_cmds:restore", "list": "brain.cli.store_cmds:list_cmd",
     "link": "brain.cli.store_cmds:link", "reindex": "brain.cli.store_cmds:reindex",
     "stats": "brain.cli.store_cmds:stats",
@@ -25,7 +25,7 @@ COMMANDS = {
     "pin": "brain.cli.garden_cmds:pin", "unpin": "brain.cli.garden_cmds:unpin",
     "garden": "brain.cli.garden_cmds:garden", "core": "brain.cli.garden_cmds:core",
     "reflect": "brain.cli.garden_cmds:reflect",
-    "ingest": "brain.cli.session_cmds:ingest", "hud": "brain.cli.session_cmds:hud",
+    "ingest": "brain.cli.ingest_cmds:ingest", "hud": "brain.cli.session_cmds:hud",
     "statusline": "brain.cli.session_cmds:statusline", "where": "brain.cli.session_cmds:where",
     "install": "brain.cli.session_cmds:install", "uninstall": "brain.cli.session_cmds:uninstall",
     "enable": "brain.cli.session_cmds:enable", "disable": "brain.cli.session_cmds:disable",

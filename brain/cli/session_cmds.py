@@ -1,4 +1,4 @@
-"""Session lifecycle commands: ingest, hud, statusline, where, install, uninstall, enable, disable."""
+"""Session lifecycle commands: hud, statusline, where, install, uninstall, enable, disable (ingest: ingest_cmds)."""
 import json
 import os
 import sys
@@ -6,8 +6,6 @@ from pathlib import Path
 
 import click
 
-from brain.capture import ingest as capture
-from brain.capture.candidates import format_candidates
 from brain.capture.queue import pending_count
 from brain.cli.common import emit_json, json_option, pass_env
 from brain.context.project import project_id, set_memory_enabled
@@ -38,87 +36,6 @@ def _settings_target(project_dir, user):
     if not project.is_dir():
         raise click.ClickException(f"{project} is not a folder; give the project's root folder")
     return project / ".claude" / "settings.local.json", project / ".claude" / "skills", project
-
-
-def _print_candidates(reports) -> bool:
-    cands = [c for r in reports for c in r.candidates]
-    if cands:
-        click.echo(format_candidates(cands))
-    return bool(cands)
-
-
-@click.command()
-@click.argument("transcripts", nargs=-1, type=click.Path())
-@click.option("--backfill", is_flag=True,
-              help="Capture older transcripts too (sessions rlm-mem never saw start): TRANSCRIPTS may be folders; "
-                   "without them, this project's folder of Claude Code transcripts.")
-@click.option("--since", default=None, help="With --backfill: only transcripts changed since this ISO date.")
-@click.option("--background", is_flag=True, hidden=True, help="Run as the detached worker hooks start.")
-@json_option
-@pass_env
-def ingest(env, transcripts, backfill, since, background, as_json):
-    """Capture transcripts into memory now.
-
-    With no argument, finish all pending capture work (what hooks queued) and return when done. Hooks capture
-    only the sessions rlm-mem sees start (and their missed ends); older ones only with --backfill.
-
-    \b
-    Examples:
-      rlm-mem ingest ~/.claude/projects/my-app/1f2e3d4c.jsonl
-      rlm-mem ingest --backfill --since 2026-01-01
-    """
-    store = env.store
-    if since and not backfill:
-        raise click.UsageError("--since goes with --backfill")
-    if backfill:
-        reports = capture.backfill(store, _backfill_paths(env, transcripts), since=_epoch(since))
-    elif transcripts:
-        reports = []
-        for path in transcripts:
-            if not Path(path).is_file():
-                raise click.ClickException(f"no transcript at {path}")
-            reports.append(capture.capture_transcript(store, path, final=True))
-    else:  # hooks see the worker by its lock on state/.ingest.lock (capture.ingest holds it while it works)
-        reports = capture.ingest(store, wait=not background)
-    after_capture(store, reports, background=background)
-    if background:
-        return
-    if as_json:
-        emit_json([r.to_dict() for r in reports])
-    else:
-        for r in reports:
-            line = f"{r.session_id}: {r.turns} turns, {r.memories} memories, {r.created} new chunks"
-            if r.skipped_reason:
-                line += f" (not saved: {r.skipped_reason})"
-            click.echo(line)
-        if not reports:
-            click.echo("nothing pending" if not backfill else "no transcript with anything new to capture")
-    if _print_candidates(reports):
-        raise click.ClickException("memory could not be written; the MEMORY_CANDIDATES above were not saved "
-                                   "(save them later with `rlm-mem import --format candidates FILE`)")
-
-
-def _backfill_paths(env, given) -> list:
-    for path in given:
-        if not Path(path).exists():
-            raise click.ClickException(f"no transcript or folder at {path}")
-    if given:
-        return list(given)
-    project = env.project
-    folder = capture.transcripts_folder(project.root or os.getcwd())
-    if not folder.is_dir():
-        raise click.ClickException(f"no Claude Code transcripts for {project.root or os.getcwd()} in {folder}; "
-                                   "give the transcripts or their folder")
-    return [folder]
-
-
-def _epoch(since):
-    if not since:
-        return None
-    when = parse_timestamp(since)
-    if when is None:
-        raise click.BadParameter(f"{since!r} is not an ISO date or time", param_hint="--since")
-    return when.timestamp()
 
 
 @click.group(invoke_without_command=True)

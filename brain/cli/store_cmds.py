@@ -77,6 +77,32 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
 
 
 @click.command()
+@click.argument("old")
+@click.argument("statement", required=False)
+@click.option("--type", "chunk_type", type=TYPE_CHOICE, default=None,
+              help="Type of the new memory (default: decision when the old one is one, else fact).")
+@click.option("--tags", default="", help="Comma-separated tags, e.g. db,staging.")
+@json_option
+@pass_env
+def supersede(env, old, statement, chunk_type, tags, as_json):
+    """Record that a memory no longer holds: store STATEMENT (argument or stdin) as a new memory and mark OLD
+    (a full id or the 8-hex tail shown in recalled context) replaced by it. Prints the new id.
+
+    \b
+    Examples:
+      rlm-mem supersede 1a2b3c4d "The staging database listens on port 6432"
+      rlm-mem supersede chunk-2026-02-10-1a2b3c4d "We deploy with Kamal now" --type decision
+    """
+    chunks = actions.supersede_by(env.store, old, read_content(statement), env.project, chunk_type=chunk_type,
+                                  tags=tags)
+    if as_json:
+        emit_json([c.to_dict() for c in chunks])
+    else:
+        for c in chunks:
+            click.echo(c.id)
+
+
+@click.command()
 @click.argument("chunk_id")
 @click.argument("new_scope", metavar="SCOPE", type=SCOPE_CHOICE)
 @click.option("--reason", default=None, help="Why (kept in the audit log).")

@@ -14,7 +14,7 @@ TOOLS = {
     "get": "One memory by id.",
     "list": "Memories matching filters, newest first.",
     "update": "Change a memory's content, type, tags or sensitivity.",
-    "supersede": "Mark memory old as replaced by memory new.",
+    "supersede": "Store statement as what holds now; mark memory old replaced by it.",
     "forget": "Archive a memory (restore brings it back).",
     "restore": "Bring an archived memory back.",
     "pin": "Pin a memory: always in the session-start context.",

@@ -133,8 +133,10 @@ class MemoryTools:
         return answer(f"Updated {chunk.id}.", {"id": chunk.id})
 
     @tool()
-    def supersede(self, old: Id, new: Id, reason: Note = None) -> CallToolResult:
-        old_id, new_id = actions.replace(self.store, old, new, reason)
+    def supersede(self, old: Id, statement: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)],
+                  type: ChunkType = None, tags: Note = None) -> CallToolResult:
+        chunks = actions.supersede_by(self.store, old, statement, self.project, chunk_type=type, tags=tags)
+        old_id, new_id = self.store.resolve_id(old), chunks[0].id
         return answer(f"{old_id} is marked as replaced by {new_id}.", {"old": old_id, "new": new_id})
 
     @tool()

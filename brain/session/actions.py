@@ -12,7 +12,7 @@ from brain.recall.depth import render, summary_line
 from brain.recall.recall import recall
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
-from brain.store.lifecycle import own_store_beside, remember_memory, set_scope, supersede
+from brain.store.lifecycle import own_store_beside, remember_memory, set_scope, supersede, supersede_with_statement
 from brain.util.errors import ChunkNotFound, ChunkValidationError, RlmMemError
 from brain.util.timestamps import normalize_timestamp
 from brain.util.tokens import estimate_tokens
@@ -170,6 +170,16 @@ def update(store, ref: str, *, reason=None, **changes):
     if "confidence" in changes and not 0.0 <= changes["confidence"] <= 1.0:
         raise ChunkValidationError("confidence must be between 0 and 1")
     return store.revise_chunk(store.resolve_id(ref), reason=reason, **changes)
+
+
+def supersede_by(store, old_ref: str, statement: str, project, *, chunk_type=None, tags=None) -> list:
+    """Store `statement` as a new memory that replaces `old_ref` (full or 8-hex short id) and mark the old one
+    replaced: what the model records when a decision or a value it was shown has changed (`rlm-mem supersede`, the
+    MCP tool). Returns the new memory's chunks; the project's brief is refreshed."""
+    chunks = supersede_with_statement(store, old_ref, statement, chunk_type=chunk_type, tags=tags,
+                                      project=project.id, extra_metadata={"project_name": project.name})
+    refresh_brief(store.root, project.id)
+    return chunks
 
 
 def replace(store, old_ref: str, new_ref: str, reason=None) -> tuple:

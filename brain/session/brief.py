@@ -288,6 +288,13 @@ def current_brief(root, project, *, max_sensitivity: str = "medium", writable: b
     return brief
 
 
+# One instruction, outside the fence (the fence holds reference data): when the model records, and with which
+# command. The command is the rlm-mem skill's (SKILL.md gives its path), which the skill pre-approves.
+RECORD_INSTRUCTION = ("rlm-mem: when a decision is made, a value changes or the person corrects you, record it "
+                      "with the rlm-mem skill's command: `remember \"...\" --type decision`, or `supersede ID "
+                      "\"what holds now\"` when it replaces a memory shown here (ID: its 8-hex tail).")
+
+
 def build_session_context(root, project, inp, *, max_sensitivity: str = "medium") -> str:
     memory_status = None
     if not memory_writable(root):
@@ -306,6 +313,8 @@ def build_session_context(root, project, inp, *, max_sensitivity: str = "medium"
     active = inp.source in ("resume", "compact")
     hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)
     parts = ["rlm-mem LiveHud for this session (the rlm-mem skill shows it first):", hud]
+    if memory_status is None:  # memory can be written: say how the model adds to it
+        parts.append(RECORD_INSTRUCTION)
     if brief.get("memory"):
         parts.append(brief["memory"])
     elif not brief.get("total"):

@@ -36,7 +36,7 @@ def after_capture(store, reports, *, background: bool = False) -> None:
     try:
         if access.pending_lines(store.root) > access.FOLD_THRESHOLD:
             store.fold_access()
-        if any(r.created for r in reports):
+        if any(r.created or getattr(r, "auto_memory", 0) for r in reports):
             refresh_briefs(store.root)
     except Exception:  # noqa: BLE001 - the next session start recomputes what this could not
         pass

@@ -196,3 +196,21 @@ def move_to_own(store, chunk_id: str) -> ChunkStore | None:
           "about you (scope user)")
     store.delete_chunk(chunk_id, permanent=True, reason="moved to the person's own memory (scope user)")
     return own
+
+
+def supersede_with_statement(store, old_ref: str, content: str, *, chunk_type=None, tags=None, project=None,
+                             extra_metadata=None, confidence: float = 0.9):
+    """Store `content` as a new memory that replaces `old_ref` (a full id or the 8-hex tail recall shows), and mark
+    the old one replaced by it: what the model records when a decision, a value or a statement it was shown has
+    changed. The new memory's type is `chunk_type`, else a decision when the old one was one, else a fact.
+    Raises InvalidChunkId / ChunkNotFound for a bad id, ChunkValidationError for empty content; nothing is written
+    then. Returns the new memory's chunks."""
+    old_id = store.resolve_id(old_ref)
+    old = store.get_chunk(old_id, track=False)
+    if old is None:
+        raise ChunkNotFound(f"no memory {old_ref} to supersede (see `rlm-mem list`)")
+    if not isinstance(content, str) or not content.strip():
+        raise ChunkValidationError("the new statement is empty; say what holds now")
+    chosen = chunk_type or ("decision" if old.type == "decision" else "fact")
+    return remember_memory(store, content, chunk_type=chosen, tags=tags, confidence=confidence,
+                           supersedes=[old_id], project=project, extra_metadata=extra_metadata)
