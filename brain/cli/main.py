@@ -20,6 +20,8 @@ COMMANDS = {
     "forget": "brain.cli.store_cmds:forget",
     "restore": "brain.cli.store_cmds:restore", "list": "brain.cli.store_cmds:list_cmd",
     "link": "brain.cli.store_cmds:link", "reindex": "brain.cli.store_cmds:reindex",
+    "contest": "brain.cli.store_cmds:contest", "retract": "brain.cli.store_cmds:retract",
+    "reinstate": "brain.cli.store_cmds:reinstate",
     "stats": "brain.cli.store_cmds:stats",
     "recall": "brain.cli.recall_cmds:recall",
     "pin": "brain.cli.garden_cmds:pin", "unpin": "brain.cli.garden_cmds:unpin",
