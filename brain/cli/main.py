@@ -22,6 +22,8 @@ COMMANDS = {
     "link": "brain.cli.store_cmds:link", "reindex": "brain.cli.store_cmds:reindex",
     "contest": "brain.cli.store_cmds:contest", "retract": "brain.cli.store_cmds:retract",
     "reinstate": "brain.cli.store_cmds:reinstate",
+    "chapters": "brain.cli.narrative_cmds:chapters", "wisdom": "brain.cli.narrative_cmds:wisdom",
+    "why": "brain.cli.narrative_cmds:why",
     "stats": "brain.cli.store_cmds:stats",
     "recall": "brain.cli.recall_cmds:recall",
     "pin": "brain.cli.garden_cmds:pin", "unpin": "brain.cli.garden_cmds:unpin",

@@ -6,6 +6,7 @@ import click
 
 from brain.cli.common import emit_json, json_option, pass_env, progress_bar
 from brain.capture.scopes import scope_of
+from brain.narrative.chapters import refresh as refresh_narrative
 from brain.recall.depth import DEPTHS, render, structure_lines, summary_line
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
@@ -344,10 +345,11 @@ reinstate = _status_command(reinstate_memory, "reinstate", "rlm-mem reinstate 1a
 @click.command()
 @pass_env
 def reindex(env):
-    """Rebuild every index (JSON indexes, search index, access counts) from the chunk files."""
+    """Rebuild every index (JSON indexes, search index, access counts, chapters and wisdom) from the chunk files."""
 
     with progress_bar("reindexing") as progress:
         result = env.store.reindex(progress=progress)
+    refresh_narrative(env.root, rebuild=True)  # chapters and wisdom, derived from what was just indexed
     click.echo(f"reindexed {result['chunks']} chunks" +
                (f" ({result['skipped']} unreadable files skipped; run `rlm-mem doctor`)" if result["skipped"] else ""))
 

@@ -596,9 +596,16 @@ def _parsed_batches(layout, total: int):
             yield running.popleft().result()
 
 
+NARRATIVE = "narrative.json"  # in index/: chapters and wisdom (brain/narrative), which quote session records
+
+
 def _drop_mentions(layout, chunk_id: str) -> None:
-    """A permanently deleted chunk's text out of the files that show it: cached session-start briefs (removed: the
-    next start makes them anew), CORE.md's line for it, its episode entry."""
+    """A permanently deleted chunk's text out of the files that show it: cached session-start briefs and the
+    chapters and wisdom (removed: made anew when next asked for), CORE.md's line for it, its episode entry."""
+    try:
+        os.unlink(layout.index_dir / NARRATIVE)
+    except FileNotFoundError:
+        pass
     folder = layout.state_dir / "brief"
     for path in folder.glob("*.json") if folder.is_dir() else ():
         try:

@@ -1,0 +1,104 @@
+"""Seed 002's wisdom: what a project learned across its chapters, from what was captured, without a model.
+
+- recurring errors and their fixes: capture's error -> fix learnings ("Error: X — fixed by: Y") grouped by the
+  words of their error; an error met in two sessions or more is one entry, with every fix it was given;
+- conventions that held: preferences and corrections still active that at least one later chapter worked under
+  without replacing them (or that were used since);
+- decisions never reversed: decisions still active (never superseded, contested or retracted) that later
+  chapters lived with.
+Computed with the chapters (chapters.refresh) and kept with them in index/narrative.json.
+"""
+from brain.narrative.sessions import topic_words
+from brain.util.text import clip
+
+SAME_ERROR = 0.5  # Jaccard of two errors' words from which they are one error met again
+MAX_ITEMS = 15
+LEARNING_SPLIT = " — fixed by: "
+
+
+def _error_and_fix(content: str) -> tuple:
+    """(error, fix) of a learning memory; a learning in other words is its own error with no fix named."""
+    text = content[len("Error: "):] if content.startswith("Error: ") else content
+    error, _, fix = text.partition(LEARNING_SPLIT)
+    return error.strip(), fix.strip()
+
+
+def _signature(error: str) -> set:
+    return {w for w in topic_words(error) if not any(ch.isdigit() for ch in w)}
+
+
+def recurring_errors(rows, chapters) -> list:
+    """Errors met in two sessions or more: rows are (id, conversation, content, created), oldest first."""
+    groups = []
+    for chunk_id, conversation, content, created in rows:
+        error, fix = _error_and_fix(content)
+        words = _signature(error)
+        if not words:
+            continue
+        for group in groups:
+            shared = len(words & group["words"]) / len(words | group["words"])
+            if shared >= SAME_ERROR:
+                break
+        else:
+            group = {"words": words, "error": clip(error, 200), "fixes": [], "conversations": [], "memories": [],
+                     "first": created, "last": created}
+            groups.append(group)
+        if fix and fix not in group["fixes"]:
+            group["fixes"].append(clip(fix, 200))
+        if conversation not in group["conversations"]:
+            group["conversations"].append(conversation)
+        group["memories"].append(chunk_id)
+        group["last"] = created
+    out = []
+    for group in groups:
+        if len(group["conversations"]) < 2:
+            continue
+        where = [c["id"] for c in chapters if set(c["conversations"]) & set(group["conversations"])]
+        out.append({"error": group["error"], "fixes": group["fixes"], "times": len(group["conversations"]),
+                    "first": group["first"], "last": group["last"], "chapters": where, "memories": group["memories"]})
+    return sorted(out, key=lambda e: (-e["times"], e["first"]))[:MAX_ITEMS]
+
+
+def _held(rows, chapters) -> list:
+    """Rows (id, content, created, kind, access_count) that a later chapter lived with, or that were used since."""
+    out = []
+    for chunk_id, content, created, kind, uses in rows:
+        after = sum(1 for c in chapters if c["start"] > created)
+        if after or uses:
+            out.append({"id": chunk_id, "text": clip(content, 200), "since": created, "kind": kind,
+                        "chapters_since": after})
+    return sorted(out, key=lambda e: (-e["chapters_since"], e["since"]))[:MAX_ITEMS]
+
+
+def project_wisdom(conn, project, chapters) -> dict:
+    """The wisdom of one project (None: memories without a project) from its chapters and its typed memories."""
+    learned = conn.execute("SELECT id, conversation_id, content, created FROM chunks WHERE kind='learning' "
+                           "AND project IS ? AND status IN ('active', 'contested') ORDER BY created, id",
+                           (project,)).fetchall()
+    errors = recurring_errors(learned, chapters)
+    conventions = _held(conn.execute(
+        "SELECT id, content, created, kind, access_count FROM chunks WHERE kind IN ('preference', 'correction') "
+        "AND project IS ? AND status='active' ORDER BY created, id", (project,)).fetchall(), chapters)
+    decisions = _held(conn.execute(
+        "SELECT id, content, created, kind, access_count FROM chunks WHERE kind='decision' AND project IS ? "
+        "AND status='active' ORDER BY created, id", (project,)).fetchall(), chapters)
+    start = min((c["start"] for c in chapters), default=None)
+    end = max((c["end"] for c in chapters), default=None)
+    summary = (f"{len(chapters)} chapter{'s' * (len(chapters) != 1)}"
+               + (f" from {start[:10]} to {end[:10]}" if start else "")
+               + f": {len(errors)} recurring error{'s' * (len(errors) != 1)} with their fixes, "
+               f"{len(conventions)} convention{'s' * (len(conventions) != 1)} that held, "
+               f"{len(decisions)} decision{'s' * (len(decisions) != 1)} never reversed.")
+    insights = [f"{e['error']} came back {e['times']} times; fixed by: {'; '.join(e['fixes']) or 'not said'}"
+                for e in errors]
+    return {"project": project, "summary": summary, "insights": insights,
+            "best_practices": [c["text"] for c in conventions], "recurring_errors": errors,
+            "conventions": conventions, "decisions": decisions, "chapters": [c["id"] for c in chapters],
+            "start": start, "end": end}
+
+
+def empty(project) -> dict:
+    """The wisdom of a project with no chapter yet."""
+    return {"project": project, "summary": "No chapters yet: wisdom comes from sessions captured over time.",
+            "insights": [], "best_practices": [], "recurring_errors": [], "conventions": [], "decisions": [],
+            "chapters": [], "start": None, "end": None}
