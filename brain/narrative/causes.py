@@ -20,16 +20,21 @@ MAX_NODES = 60
 
 
 def _edges(conn, chunk_id: str) -> list:
-    """(neighbour, link type, neighbour is the cause?, holder) for every causal link touching `chunk_id`."""
+    """(neighbour, link type, neighbour is the cause?, holder) for the causal links touching `chunk_id`, one per
+    neighbour: capture writes a link and its inverse (fix solves error, error led_to fix), and the link the effect
+    holds says more (solves, caused_by, blocked_by) than led_to."""
     marks = ",".join("?" * len(WHY_LINKS))
-    out = []
+    found = []
     for src, kind, dst in conn.execute(f"SELECT src, type, dst FROM links WHERE src=? AND type IN ({marks})",
                                        (chunk_id, *WHY_LINKS)):
-        out.append((dst, kind, EFFECT_HOLDS[kind], src))
+        found.append((dst, kind, EFFECT_HOLDS[kind], src))
     for src, kind, dst in conn.execute(f"SELECT src, type, dst FROM links WHERE dst=? AND type IN ({marks})",
                                        (chunk_id, *WHY_LINKS)):
-        out.append((src, kind, not EFFECT_HOLDS[kind], src))
-    return sorted(set(out))
+        found.append((src, kind, not EFFECT_HOLDS[kind], src))
+    best = {}
+    for edge in sorted(found, key=lambda e: (e[1] in ("led_to", "superseded_by"), e[1])):
+        best.setdefault(edge[0], edge)
+    return sorted(best.values())
 
 
 def _node(conn, layout, chunk_id: str, cache: dict) -> dict:

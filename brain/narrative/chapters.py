@@ -16,7 +16,7 @@ from collections import Counter
 
 from brain.index.search_index import connect, generation
 from brain.narrative import wisdom as wisdom_of
-from brain.narrative.sessions import TRUNKS, file_name, first_words, session_views, top_words
+from brain.narrative.sessions import TRUNKS, file_name, first_words, last_words, session_views, top_words
 from brain.store.chunk_store import NARRATIVE
 from brain.util.files import atomic_write_json, read_json
 from brain.util.sqlite import sqlite3
@@ -24,7 +24,7 @@ from brain.util.text import clip
 from brain.util.timestamps import epoch_seconds
 
 CACHE_NAME = NARRATIVE  # in index/ (a permanent delete removes it: it quotes session records)
-FORMAT = 1
+FORMAT = 2  # 2: a chapter's session learnings keep their session
 JOIN_SCORE = 0.5  # what a session must share with a chapter to join it (see _affinity)
 FILE_WEIGHT = 1.5  # a file worked on in both says more than a shared word
 GAP_DAYS = 7  # sessions further apart than this need more in common to be one chapter
@@ -80,8 +80,8 @@ def _add(chapter: dict, view) -> None:
     chapter["word_counts"] = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:CHAPTER_WORDS * 2])
     chapter["topics"] = top_words(counts, CHAPTER_WORDS)
     chapter["goals"].append(first_words(view.goal, 200) if view.goal else "")
-    chapter["outcomes"].append(first_words(view.outcome, 200) if view.outcome else "")
-    chapter["session_learnings"] = list(dict.fromkeys(chapter["session_learnings"] + list(view.learnings)))
+    chapter["outcomes"].append(last_words(view.outcome, 200) if view.outcome else "")
+    chapter["session_learnings"] += [[view.conversation, view.started, text] for text in view.learnings]
 
 
 def group(views, chapters=None) -> list:
@@ -112,23 +112,9 @@ def _summary(chapter: dict) -> str:
 
 
 def _learnings(conn, chapter: dict) -> list:
-    """The error -> fix learnings made in the chapter's sessions (capture's learning memories, then the learnings
-    each record's outcome names), each once."""
-    found = []
-    conversations = chapter["conversations"]
-    for start in range(0, len(conversations), 500):
-        part = conversations[start:start + 500]
-        found += [row[0] for row in conn.execute(
-            f"SELECT content FROM chunks WHERE kind='learning' AND status IN ('active', 'contested') "
-            f"AND conversation_id IN ({','.join('?' * len(part))}) ORDER BY created, id", part)]
-    found += chapter["session_learnings"]
-    seen, out = set(), []
-    for text in found:
-        key = " ".join(text.lower().split())
-        if key not in seen:
-            seen.add(key)
-            out.append(clip(text, 300))
-    return out[:MAX_LEARNINGS]
+    """The chapter's learnings (error -> fix), one per error of each session, oldest first."""
+    rows = sorted(wisdom_of.learning_rows(conn, chapter), key=lambda r: r[3] or "")
+    return list(dict.fromkeys(clip(text, 300) for _, _, text, _ in rows))[:MAX_LEARNINGS]
 
 
 def _finish(conn, chapter: dict) -> dict:

@@ -5,7 +5,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from brain.store.layout import StoreLayout
-from brain.util.text import STOPWORDS, clip, first_sentence, words
+from brain.util.text import STOPWORDS, clip, first_sentence, sentences, words
 
 # Branches that say nothing about a topic: every piece of work passes through them.
 TRUNKS = frozenset({"main", "master", "trunk", "develop", "dev", "head"})
@@ -98,6 +98,12 @@ def session_views(root, conn, project, *, after_rowid: int = 0) -> list:
 def first_words(text: str, limit: int) -> str:
     """The first sentence of `text`, at most `limit` characters."""
     return clip(first_sentence(text) or text, limit)
+
+
+def last_words(text: str, limit: int) -> str:
+    """The last sentence of `text` (how a reply ended), at most `limit` characters."""
+    parts = sentences(text)
+    return clip(parts[-1] if parts else text, limit)
 
 
 def top_words(counter: Counter, n: int = _TOPIC_WORDS) -> list:

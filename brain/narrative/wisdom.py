@@ -1,7 +1,8 @@
 """Seed 002's wisdom: what a project learned across its chapters, from what was captured, without a model.
 
-- recurring errors and their fixes: capture's error -> fix learnings ("Error: X — fixed by: Y") grouped by the
-  words of their error; an error met in two sessions or more is one entry, with every fix it was given;
+- recurring errors and their fixes: the error -> fix learnings of its chapters ("Error: X — fixed by: Y": capture's
+  learning memories and the learnings its session records name) grouped by the words of their error; an error met
+  in two sessions or more is one entry, with every fix it was given;
 - conventions that held: preferences and corrections still active that at least one later chapter worked under
   without replacing them (or that were used since);
 - decisions never reversed: decisions still active (never superseded, contested or retracted) that later
@@ -23,21 +24,25 @@ def _error_and_fix(content: str) -> tuple:
     return error.strip(), fix.strip()
 
 
-def _signature(error: str) -> set:
-    return {w for w in topic_words(error) if not any(ch.isdigit() for ch in w)}
+def error_words(content: str) -> set:
+    """The words of a learning's error that tell it from another (no numbers: counts and lines change)."""
+    return {w for w in topic_words(_error_and_fix(content)[0]) if not any(ch.isdigit() for ch in w)}
+
+
+def same_error(a: set, b: set) -> bool:
+    return bool(a and b) and len(a & b) / len(a | b) >= SAME_ERROR
 
 
 def recurring_errors(rows, chapters) -> list:
-    """Errors met in two sessions or more: rows are (id, conversation, content, created), oldest first."""
+    """Errors met in two sessions or more: rows are (id or None, conversation, content, created)."""
     groups = []
-    for chunk_id, conversation, content, created in rows:
+    for chunk_id, conversation, content, created in sorted(rows, key=lambda r: (r[3] or "", r[2])):
         error, fix = _error_and_fix(content)
-        words = _signature(error)
+        words = error_words(content)
         if not words:
             continue
         for group in groups:
-            shared = len(words & group["words"]) / len(words | group["words"])
-            if shared >= SAME_ERROR:
+            if same_error(words, group["words"]):
                 break
         else:
             group = {"words": words, "error": clip(error, 200), "fixes": [], "conversations": [], "memories": [],
@@ -47,8 +52,9 @@ def recurring_errors(rows, chapters) -> list:
             group["fixes"].append(clip(fix, 200))
         if conversation not in group["conversations"]:
             group["conversations"].append(conversation)
-        group["memories"].append(chunk_id)
-        group["last"] = created
+        if chunk_id:
+            group["memories"].append(chunk_id)
+        group["last"] = max(group["last"] or "", created or "")
     out = []
     for group in groups:
         if len(group["conversations"]) < 2:
@@ -57,6 +63,34 @@ def recurring_errors(rows, chapters) -> list:
         out.append({"error": group["error"], "fixes": group["fixes"], "times": len(group["conversations"]),
                     "first": group["first"], "last": group["last"], "chapters": where, "memories": group["memories"]})
     return sorted(out, key=lambda e: (-e["times"], e["first"]))[:MAX_ITEMS]
+
+
+def _files(fix: str) -> set:
+    """The file names a fix names ("editing src/dates/formatter.py" -> formatter.py)."""
+    names = (w.strip(".,;:()`'\"") for w in fix.split())
+    return {w.rsplit("/", 1)[-1] for w in names if "/" in w or ("." in w and not w.endswith("."))}
+
+
+def one_learning(a: str, b: str) -> bool:
+    """Two learnings of one session that tell of one error: its words, or the files its fix edited."""
+    return same_error(error_words(a), error_words(b)) or bool(_files(_error_and_fix(a)[1]) &
+                                                              _files(_error_and_fix(b)[1]))
+
+
+def learning_rows(conn, chapter: dict) -> list:
+    """(id or None, conversation, content, created) of the error -> fix learnings made in the chapter's sessions,
+    one per error of each session: those its records' outcomes name first (id None: the failing line and the
+    files edited, from the transcript), then capture's learning memories that tell of another error."""
+    rows = [(None, conversation, text, created) for conversation, created, text in chapter["session_learnings"]]
+    conversations = chapter["conversations"]
+    for start in range(0, len(conversations), 500):
+        part = conversations[start:start + 500]
+        for row in conn.execute(f"SELECT id, conversation_id, content, created FROM chunks WHERE kind='learning' "
+                                f"AND status IN ('active', 'contested') AND conversation_id IN "
+                                f"({','.join('?' * len(part))}) ORDER BY created, id", part).fetchall():
+            if not any(other[1] == row[1] and one_learning(other[2], row[2]) for other in rows):
+                rows.append(tuple(row))
+    return rows
 
 
 def _held(rows, chapters) -> list:
@@ -72,9 +106,7 @@ def _held(rows, chapters) -> list:
 
 def project_wisdom(conn, project, chapters) -> dict:
     """The wisdom of one project (None: memories without a project) from its chapters and its typed memories."""
-    learned = conn.execute("SELECT id, conversation_id, content, created FROM chunks WHERE kind='learning' "
-                           "AND project IS ? AND status IN ('active', 'contested') ORDER BY created, id",
-                           (project,)).fetchall()
+    learned = [row for chapter in chapters for row in learning_rows(conn, chapter)]
     errors = recurring_errors(learned, chapters)
     conventions = _held(conn.execute(
         "SELECT id, content, created, kind, access_count FROM chunks WHERE kind IN ('preference', 'correction') "

@@ -49,9 +49,7 @@ def structure_lines(md: dict) -> list:
     if layers:
         lines.append("layers:")
         for name in ("intent", "perception", "reasoning", "actions", "outcome"):
-            text = _layer_text(name, layers.get(name) or {})
-            if text:
-                lines.append(f"  {name}: {text}")
+            lines.append(f"  {name}: {_layer_text(name, layers.get(name) or {}) or '(nothing recorded)'}")
     procedure = md.get("procedure") if isinstance(md.get("procedure"), dict) else {}
     if procedure:
         lines.append("procedure:")

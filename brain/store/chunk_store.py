@@ -366,26 +366,31 @@ class ChunkStore:
 
     def link_many(self, links, *, reason=None, remove: bool = False) -> list:
         """Several links in one write session: (source, type, target) or (source, type, target, strength,
-        context) tuples. Each source chunk is read and written once; returns them in the order first named.
-        A link already there keeps its strength and context unless new ones are given."""
+        context) tuples. Each source chunk is read once and written once if a link of it changed; returns the
+        sources in the order first named. A link already there keeps its strength and context unless new ones
+        are given; asking again for what is there writes nothing and adds no audit line."""
         wanted = [_link_spec(*link) for link in links]
+        made = []
         with self._writing() as session:
-            changed = {}
-            for src, link_type, dst, strength, context in wanted:
-                data = changed.get(src) or self.layout.read_file(self.layout.chunk_path(src))
-                if data is None:
-                    raise ChunkNotFound(f"no chunk {src}")
+            read, touched = {}, set()
+            for spec in wanted:
+                src, link_type, dst, strength, context = spec
+                if src not in read:
+                    read[src] = self.layout.read_file(self.layout.chunk_path(src))
+                    if read[src] is None:
+                        raise ChunkNotFound(f"no chunk {src}")
                 if not remove and not (self.layout.chunk_path(dst).is_file() or self.layout.is_archived(dst)):
                     raise ChunkNotFound(f"no chunk {dst} to link to")
-                _set_link(data, link_type, dst, strength, context, remove=remove)
-                changed[src] = data
-            for data in changed.values():
-                session.write(data)
-        for src, link_type, dst, strength, context in wanted:
+                if _set_link(read[src], link_type, dst, strength, context, remove=remove):
+                    touched.add(src)
+                    made.append(spec)
+            for src in touched:
+                session.write(read[src])
+        for src, link_type, dst, strength, context in made:
             details = {"type": link_type, "target": dst}
             details.update({k: v for k, v in (("strength", strength), ("context", context)) if v is not None})
             self._audit_saved("unlink" if remove else "link", [src], reason=reason, details=details)
-        return [Chunk.from_dict(data) for data in changed.values()]
+        return [Chunk.from_dict(data) for data in read.values()]
 
     # ------------------------------------------------------------------ maintenance
     def reindex(self, progress=None) -> dict:
@@ -649,10 +654,12 @@ def _link_spec(src, link_type, dst, strength=None, context=None) -> tuple:
     return src, link_type, dst, strength, context
 
 
-def _set_link(data: dict, link_type: str, target: str, strength, context, *, remove: bool) -> None:
-    """A link added to (or removed from) a chunk dict, with its note in metadata.relations (strength, context)."""
+def _set_link(data: dict, link_type: str, target: str, strength, context, *, remove: bool) -> bool:
+    """A link added to (or removed from) a chunk dict, with its note in metadata.relations (strength, context).
+    Returns whether anything changed."""
     targets = data["links"].setdefault(link_type, [])
     md = data["metadata"]
+    before = (list(targets), md.get("relations"))
     notes = [dict(n) for n in md.get("relations") or () if isinstance(n, dict)]
     mine = [n for n in notes if n.get("type") == link_type and n.get("target") == target]
     if remove:
@@ -671,6 +678,7 @@ def _set_link(data: dict, link_type: str, target: str, strength, context, *, rem
         md["relations"] = notes
     else:
         md.pop("relations", None)
+    return (targets, md.get("relations")) != before
 
 
 def relation_note(chunk: dict, link_type: str, target: str) -> dict:
