@@ -187,3 +187,15 @@ def test_a_decision_is_linked_to_the_one_it_replaced(tmp_path, project):
     assert old.status == "superseded" and new.links["supersedes"] == [old.id]
     (cause,) = json.loads(cli("why", new.id, "--json"))["causes"]
     assert (cause["id"], cause["link"], cause["status"]) == (old.id, "supersedes", "superseded")
+
+
+def test_capturing_a_session_again_changes_nothing(tmp_path, project):
+    live_session(tmp_path, project, "fix-1", date_fix(), START)
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    before = {c.id: c.to_dict() for c in store.list_chunks()}
+    files = {p: p.stat().st_mtime_ns for p in store.layout.iter_chunk_paths()}
+    audit_lines = sum(len(path.read_text().splitlines()) for path in (store.root / "audit").glob("*.jsonl"))
+    cli("ingest", str(tmp_path / "fix-1.jsonl"), cwd=project)
+    assert {c.id: c.to_dict() for c in store.list_chunks()} == before
+    assert {p: p.stat().st_mtime_ns for p in store.layout.iter_chunk_paths()} == files
+    assert sum(len(path.read_text().splitlines()) for path in (store.root / "audit").glob("*.jsonl")) == audit_lines

@@ -30,6 +30,7 @@ from brain.capture.transcript import parse_transcript, start_cwd
 from brain.context.project import ProjectInfo, memory_disabled, project_id
 from brain.index.search_index import connect
 from brain.recall.depth import summary_line
+from brain.safety.redact import redact_value
 from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
@@ -187,8 +188,9 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     fallback_time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(transcript_path.stat().st_mtime))
     turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
                        fallback_time=fallback_time, engine=store.engine, recalled=parsed.recalled)
-    memories = memory_specs(extract_memories(parsed.turns, parsed.recalled), session_id=sid, project=project,
-                            transcript_path=transcript_path, fallback_time=fallback_time)
+    found = extract_memories(parsed.turns, parsed.recalled)
+    memories = memory_specs(found, session_id=sid, project=project, transcript_path=transcript_path,
+                            fallback_time=fallback_time)
     report.turns, report.memories = len(turns), len(memories)
     try:
         fresh = _new_memories(store, memories, project.id, sid)
@@ -203,7 +205,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
             if record is not None:
                 # A new record joins the turns' write session: every write session loads and saves the JSON
                 # indexes, ~2 s at 100k chunks (bench/run.py).
-                layers = session_layers(record, whole, branch=full.git_branch, recalled=full.recalled)
+                layers = session_layers(record, whole, branch=full.git_branch, recalled=full.recalled,
+                                        found=found if start == 0 else None)
                 record_spec, record_id = _session_record_spec(store, record, sid, project, transcript_path,
                                                               fallback_time, layers)
                 if record_spec is not None:
@@ -295,7 +298,7 @@ def _session_record_spec(store, record, sid, project, transcript_path, fallback_
     cid = new_chunk_id(created, key)
     existing = store.get_chunk(cid, track=False)
     piece = store.engine.chunk(text)[0]
-    structure = {"layers": layers, "ended": record.ended} if layers else {}
+    structure = redact_value({"layers": layers, "ended": record.ended}) if layers else {}  # as stored, to compare
     if existing is not None:
         if existing.content != piece or any(existing.metadata.get(k) != v for k, v in structure.items()):
             store.revise_chunk(cid, content=piece, reason="session record updated", **structure)

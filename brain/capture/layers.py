@@ -68,13 +68,14 @@ def _verified_by(uses) -> dict | None:
     return None
 
 
-def session_layers(record: SessionRecord, turns, *, branch=None, recalled=()) -> dict:
-    """The five layers of a session whose record is `record`, from its turns (the whole transcript)."""
+def session_layers(record: SessionRecord, turns, *, branch=None, recalled=(), found=None) -> dict:
+    """The five layers of a session whose record is `record`, from its turns (the whole transcript). `found`: the
+    memories capture extracted from those same turns, when it has them (extracting again costs ~0.1 s a MB)."""
     main = [t for t in turns if not t.is_sidechain and not t.abandoned]
     users = [t for t in main if t.role == "user" and t.text and not t.is_compact_summary]
     uses = [u for t in main if t.role == "assistant" for u in t.tool_uses]
     first = sentences(users[0].text) if users else []
-    found = extract_memories(turns, recalled)
+    found = extract_memories(turns, recalled) if found is None else found
     ran = {}
     for use in uses:  # each command once, with how its last run ended
         if use.command and use.command.strip():

@@ -3,11 +3,12 @@ extractive summary, the learnings made in it (error -> fix) and its time range. 
 chapter before it when they share files, branch or topic words and are not too far apart in time.
 
 Derived and incremental. index/narrative.json keeps each project's chapters (and its wisdom, wisdom.py) with the
-search index's epoch and the highest rowid it has read: a pass reads only the session records and learnings
-indexed since. A new session record later than the project's last chapter joins it or starts the next one; a
-record that changed, was retracted or arrived out of order (a backfill) makes that project's chapters again. A
-new epoch (a `reindex`), a record or learning gone (archived, deleted: the counts kept with the file tell), or a
-missing or damaged file makes them all again; a permanent delete removes the file (it quotes what it read). Run by the capture worker after capture and by the
+search index's epoch, the highest rowid it has read and how many session records and learnings there were: a
+pass reads only those indexed since. A new session record later than the project's last chapter joins it or
+starts the next one; one that arrived out of order (a backfill) makes that project's chapters again. A record or
+learning changed, retracted or gone (a rewrite gives it a new rowid: the counts no longer add up), a new epoch (a
+`reindex`), or a missing or damaged file makes them all again; a permanent delete removes the file (it quotes
+what it read). Run by the capture worker after capture and by the
 commands and pages that show them, never by a hook.
 """
 import hashlib
@@ -196,15 +197,11 @@ def _take_new(root, conn, cache: dict) -> set:
     by_project = {}
     for _, view in session_views(root, conn, None, after_rowid=cache["rowid"]):
         by_project.setdefault(_key(view.project), []).append(view)
-    for chunk_id, project in conn.execute("SELECT id, project FROM chunks WHERE kind='session' AND rowid > ? "
-                                          "AND status = 'retracted'", (cache["rowid"],)).fetchall():
-        by_project.setdefault(_key(project), [])  # a record withdrawn: its project's chapters are made again
     for key, views in by_project.items():
         entry = cache["projects"].setdefault(key, {"chapters": [], "wisdom": {}})
         chapters = entry["chapters"]
-        members = {sid for chapter in chapters for sid in chapter["sessions"]}
         last_start = chapters[-1]["start"] if chapters else ""
-        if not views or any(v.id in members or v.started < last_start for v in views):  # changed, out of order
+        if any(v.started < last_start for v in views):  # arrived out of order (a backfill): the project again
             views = [v for _, v in session_views(root, conn, None if key == "" else key)]
             chapters = []
         arrived = {v.id for v in views}
@@ -233,15 +230,6 @@ def chapters(root, project=None) -> list:
     keys = list(projects) if project is None else [_key(project)]
     found = [public(c) for key in keys for c in (projects.get(key) or {}).get("chapters", [])]
     return sorted(found, key=lambda c: (c["start"], c["id"]))
-
-
-def chapter_of(root, chunk_id: str, conversation: str | None):
-    """The chapter a memory belongs to (its session's), or None."""
-    for entry in refresh(root)["projects"].values():
-        for chapter in entry["chapters"]:
-            if chunk_id in chapter["sessions"] or (conversation and conversation in chapter["conversations"]):
-                return public(chapter)
-    return None
 
 
 def wisdom(root, project=None) -> dict:
