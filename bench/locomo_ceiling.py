@@ -110,24 +110,25 @@ def lexical_reach(le, data) -> dict:
 def frontier(le, data, stores: Path) -> list:
     """Evidence, characters, BM25 windows at equal characters and null prompts' characters, with recall's cut (and
     budgets) set as in SETTINGS: the default among them."""
-    import brain.recall.recall as recall_module
     from brain.context.resolve import resolve
+    from brain.recall import weights
+    from brain.recall.recall import recall
     from brain.safety.fence import fence
 
     nulls = [line.strip() for line in NULL_PROMPTS.read_text().splitlines() if line.strip()]
-    saved = {name: getattr(recall_module, name) for setting in SETTINGS for name in setting}
+    saved = {name: getattr(weights, name) for setting in SETTINGS for name in setting}
     rows = []
     try:
         for setting in SETTINGS:
             for name, value in {**saved, **setting}.items():
-                setattr(recall_module, name, value)
+                setattr(weights, name, value)
             found, windows, chars, null_chars = [], [], [], []
             for ci, sample in enumerate(data):
                 os.environ["RLM_MEM_DIR"] = str(stores / f"c{ci}" / "memory")
                 context = resolve(str(stores / f"c{ci}" / "project"))
 
                 def injected(prompt):
-                    result = recall_module.recall(context.root, prompt, project=context.project.id, track=False)
+                    result = recall(context.root, prompt, project=context.project.id, track=False)
                     return fence(result.render(), label="recall") if result.items else ""
 
                 wdb, wins = le.window_db(sample["conversation"])
@@ -144,7 +145,7 @@ def frontier(le, data, stores: Path) -> list:
                          "null_prompt_chars": round(statistics.mean(null_chars), 1)})
     finally:
         for name, value in saved.items():
-            setattr(recall_module, name, value)
+            setattr(weights, name, value)
     return rows
 
 
@@ -155,9 +156,11 @@ def dense_hybrid(le, data, stores: Path) -> dict:
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-    import brain.recall.recall as recall_module
     from brain.context.resolve import resolve
     from brain.index.search_index import connect
+    from brain.recall.candidates import value_changes
+    from brain.recall.prompt import Clock, Prompt
+    from brain.recall.recall import rank
 
     model = SentenceTransformer(os.environ.get("RLM_MEM_DENSE_MODEL", "all-MiniLM-L6-v2"))
     cases = []
@@ -171,10 +174,9 @@ def dense_hybrid(le, data, stores: Path) -> dict:
         normed = [le.norm(r[1]) for r in turns]
         vectors = model.encode([r[1] for r in turns], normalize_embeddings=True)
         for qa, evidence in questions(le, sample):
-            clock = recall_module._Clock(None)
-            prompt = recall_module._Prompt(qa["question"], (), clock)
-            ranked, _ = recall_module._rank(conn, prompt, context.project.id, "medium", clock,
-                                            recall_module._changes(conn, context.project.id))
+            clock = Clock(None)
+            prompt = Prompt(qa["question"], (), clock)
+            ranked, _ = rank(conn, prompt, context.project.id, "medium", clock, value_changes(conn, context.project.id))
             ours = np.zeros(len(rowids))
             at = {rowid: i for i, rowid in enumerate(rowids)}
             top = ranked[0][0] if ranked else 0.0

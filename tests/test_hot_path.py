@@ -16,7 +16,8 @@ from demo import SESSION_1, write_transcript  # noqa: E402
 NEVER = {"pathlib", "dataclasses", "logging", "typing", "tempfile", "subprocess", "inspect", "jsonschema", "yaml",
          "click", "filelock", "frontmatter", "brain.store.chunk_store", "brain.garden.garden"}
 START_ALSO_NEVER = {"re", "json", "sqlite3", "enum", "datetime", "collections", "functools", "brain.recall.core",
-                    "brain.recall.recall"}
+                    "brain.recall.recall", "brain.recall.prompt", "brain.recall.candidates", "brain.recall.gate",
+                    "brain.recall.scoring", "brain.recall.render", "brain.recall.weights"}
 
 
 def imported(event, payload, env) -> set:
@@ -102,13 +103,13 @@ def test_the_recall_legend_is_given_once_per_session_not_in_every_prompt(capture
 
 
 def test_sqlite_loaded_without_functools_caches_statements_and_leaves_functools_whole():
-    """brain.util.sqlite hands SQLite's C module a stand-in functools for its statement cache; in a fresh
+    """brain.cpython.fast hands SQLite's C module a stand-in functools for its statement cache; in a fresh
     interpreter the cache must work (statements reused, many distinct ones) and a later `import functools` must
     give the real module."""
     code = (
         "import sys\n"
         f"sys.path.insert(0, {str(BUNDLE_ROOT)!r})\n"
-        "from brain.util.sqlite import sqlite3\n"
+        "from brain.cpython.fast import sqlite3\n"
         "assert 'functools' not in sys.modules and 'collections' not in sys.modules\n"
         "conn = sqlite3.connect(':memory:', cached_statements=16)\n"
         "conn.execute('CREATE TABLE t (n)')\n"

@@ -6,6 +6,8 @@ Checked on the source with `ast`, every import counted (module level and inside 
 - no import circle between modules;
 - imports inside functions only in modules the hook process can load (the hot path, where start-up time is
   the budget), each with a comment saying why on its line;
+- CPython's private modules (`_json`, `_sqlite3`...) and private names only in brain/cpython/fast.py, each kept
+  there for a measured saving with its public fallback;
 - no folder holds more than 15 modules.
 """
 import ast
@@ -17,11 +19,13 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 BRAIN = ROOT / "brain"
 
-# brain.safety sits under brain.util: every file brain/util/files.py writes passes its redactor.
-BASE = {"brain.util", "brain.safety"}
+# brain.cpython (the C modules the hooks load directly) sits under everything; brain.safety under brain.util:
+# every file brain/util/files.py writes passes its redactor.
+BASE = {"brain.util", "brain.safety", "brain.cpython"}
 LAYERS = {
-    "brain.safety": set(),
-    "brain.util": {"brain.safety"},
+    "brain.cpython": set(),
+    "brain.safety": {"brain.cpython"},
+    "brain.util": {"brain.safety", "brain.cpython"},
     "brain.context": BASE,
     "brain.hud": BASE,
     "brain.index": BASE | {"brain.context"},
@@ -30,8 +34,9 @@ LAYERS = {
     "brain.garden": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store", "brain.recall"},
     "brain.capture": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store", "brain.recall"},
     "brain.narrative": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store", "brain.recall"},
+    "brain.sync": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store"},
     "brain.session": BASE | {"brain.safety", "brain.context", "brain.hud", "brain.index", "brain.store",
-                             "brain.recall", "brain.garden", "brain.capture", "brain.narrative"},
+                             "brain.recall", "brain.garden", "brain.capture", "brain.sync", "brain.narrative"},
     "brain.interop": BASE | {"brain.safety", "brain.context", "brain.index", "brain.store", "brain.recall",
                              "brain.capture"},
     "brain.setup": BASE | {"brain.context"},
@@ -198,6 +203,29 @@ def test_imports_inside_functions_only_on_the_hook_path_each_with_a_reason():
             elif "#" not in lines[line - 1]:
                 wrong.append(f"{module}:{line} imports {target} inside a function without a comment saying why")
     assert not wrong, "\n".join(wrong)
+
+
+PRIVATE_ALLOWED = {"brain.cpython.fast"}
+
+
+def test_private_cpython_modules_only_in_one_module():
+    """A module or name starting with "_" from outside rlm-mem (`import _json`, `from collections import
+    _tuplegetter`) is CPython's private API: it may change in any release. One module holds them all."""
+    found = {}
+    for module, path in SOURCES.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names if alias.name.split(".")[0].startswith("_")]
+            elif isinstance(node, ast.ImportFrom) and not node.level and not (node.module or "").startswith("brain"):
+                private = (node.module or "").split(".")[0].startswith("_") and node.module != "__future__"
+                names = [node.module] if private else []
+                names += [f"{node.module}.{alias.name}" for alias in node.names if alias.name.startswith("_")]
+            else:
+                continue
+            if names:
+                found.setdefault(module, []).extend(f"{name} (line {node.lineno})" for name in names)
+    assert len(PRIVATE_ALLOWED) <= 1 and set(found) <= PRIVATE_ALLOWED, found
+    assert set(found) == PRIVATE_ALLOWED, "brain/cpython/fast.py imports nothing private: remove it from the table"
 
 
 def test_the_library_never_imports_click():

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from brain.cli.main import cli
 from brain.index import access
-from brain.recall import recall as recall_mod
+from brain.recall import candidates, weights
+from brain.recall import prompt as prompt_mod
 from brain.recall.recall import recall
 from brain.store import lifecycle
 from brain.store.chunk_store import ChunkStore
@@ -205,7 +206,7 @@ def test_a_file_name_finds_its_memories_through_the_index_and_is_gone_with_them(
                                metadata={"project": "app", "files": ["src/comments/old_models.py"]})
     conn = search_index.connect(store.root, readonly=True)
     try:
-        assert recall_mod._file_rows(conn, {"models.py"}) == {
+        assert candidates.file_rows(conn, {"models.py"}) == {
             conn.execute("SELECT rowid FROM chunks WHERE id=?", (about.id,)).fetchone()[0]}  # a suffix is no name
         assert sorted(conn.execute("SELECT name, id FROM file_names")) == sorted(
             [("models.py", about.id), ("old_models.py", other.id)])  # "src/comments/" names no file
@@ -303,7 +304,7 @@ def test_a_word_ranked_over_its_newest_matches_has_its_family_ranked_so_too_unco
     """A word on more than COMMON_MAX_ROWS memories is ranked over its newest matches; counting its family
     (`(...) NOT "tests"`) would read the word's whole doclist, and bm25() every phrase's matches again: the
     family's newest matches are taken instead, scored as the word."""
-    monkeypatch.setattr(recall_mod, "COMMON_MAX_ROWS", 5)
+    monkeypatch.setattr(weights, "COMMON_MAX_ROWS", 5)
     store.create_many([spec(f"The tests of module {i} pass on CI") for i in range(8)] + [spec(t) for t in FILLER]
                       + [spec("Pytest with xdist splits the suite over four workers")])
     assert "xdist" in ask(store, "how are the tests split over workers?").render()
@@ -316,13 +317,13 @@ def test_a_capped_words_family_dense_among_the_newest_memories_is_left_out(store
     its newest matches tell how dense it is among the newest memories."""
     from brain.index import search_index
 
-    monkeypatch.setattr(recall_mod, "CAPPED_ROWS", 5)
+    monkeypatch.setattr(weights, "CAPPED_ROWS", 5)
 
     def family_rows():
         conn = search_index.connect(store.root, readonly=True)
         try:
             text, matched = {}, {}
-            recall_mod._family_scores(conn, ["tests"], 200, text, matched, {"tests": 1.0}, [], {"tests": 40})
+            candidates._family_scores(conn, ["tests"], 200, text, matched, {"tests": 1.0}, [], {"tests": 40})
             return len(matched)
         finally:
             conn.close()
@@ -468,7 +469,7 @@ def test_a_long_memory_is_shown_as_the_part_about_the_prompt(store):
     result = ask(store, "rollback of the ledger database?")
     item = result.items[0]
     assert item.id == chunk.id and "restore the nightly snapshot of the ledger database" in item.text
-    assert len(item.text) <= recall_mod.MAX_ITEM_CHARS + 40 and item.text.startswith("…")
+    assert len(item.text) <= weights.MAX_ITEM_CHARS + 40 and item.text.startswith("…")
     assert len(ask(store, "rollback of the ledger database?", depth="complete",
                    budget_tokens=5000).items[0].text) > len(story)
 
@@ -499,9 +500,9 @@ def test_scanners_agree_with_the_regexes_they_replace(text):
         name = m.group(1).rsplit("/", 1)[-1]
         if not name.lower().startswith(("e.g", "i.e")):
             files.add(name)
-    assert recall_mod._file_names(text) == files
+    assert prompt_mod.file_names(text) == files
     assert text_mod.words(text) == re.findall(r"[^\W_]+", text)
-    assert recall_mod._capitalised(text) == {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", text)}
+    assert prompt_mod._capitalised(text) == {w.lower() for w in re.findall(r"\b[A-Z][\w'-]*", text)}
     assert text_mod.without_label(text) == re.sub(r"^[A-Z][\w -]{0,30}(?: \([^)]{0,40}\))?: ", "", text, count=1)
     speaker = re.match(r"([A-Z][\w'.-]{0,30}(?: [A-Z][\w'.-]{0,30}){0,2}): (?=\S)", text)
     assert text_mod.speaker_label(text)[0] == (speaker.group(1) if speaker else None)
@@ -512,8 +513,8 @@ def test_scanners_agree_with_the_regexes_they_replace(text):
         last = sentence.rsplit(" ", 1)[-1]
         assert last.rstrip("\"')]”’*_`").endswith((".", "!", "?", "。", "！", "？")) and last.lower() not in ("e.g.", "i.e.")
     # The date tests may say yes to text without a date, never no to one with a date timeref reads.
-    assert recall_mod._may_have_relative_date(text) or not timeref.relative_spans(text, NOW.date())
-    assert recall_mod._may_have_calendar_date(text) or not timeref.absolute_spans(text)
+    assert prompt_mod.may_have_relative_date(text) or not timeref.relative_spans(text, NOW.date())
+    assert prompt_mod.may_have_calendar_date(text) or not timeref.absolute_spans(text)
 
 
 @pytest.mark.parametrize("created", ["2026-02-28T23:59:59Z", "2024-02-29T00:00:00+00:00", "2025-12-31 08:30:00",
@@ -562,23 +563,23 @@ def test_a_prompt_the_store_only_touches_gets_a_short_context(store, monkeypatch
                        for n in range(1, 60)])
     question = "How do I make a bash script exit on the first error?"
     capped = ask(store, question)
-    assert capped.items and capped.tokens <= recall_mod.WEAK_BUDGET_TOKENS
-    monkeypatch.setattr(recall_mod, "STRONG_SHARE", 0.0)  # the same prompt, taken as a strong match
-    assert ask(store, question).tokens > recall_mod.WEAK_BUDGET_TOKENS
+    assert capped.items and capped.tokens <= weights.WEAK_BUDGET_TOKENS
+    monkeypatch.setattr(weights, "STRONG_SHARE", 0.0)  # the same prompt, taken as a strong match
+    assert ask(store, question).tokens > weights.WEAK_BUDGET_TOKENS
     # Asked about the work done before ("did we", "our"), it asks memory: the full budget, as for a strong match.
-    monkeypatch.setattr(recall_mod, "STRONG_SHARE", 0.5)
+    monkeypatch.setattr(weights, "STRONG_SHARE", 0.5)
     assert ask(store, "How did we make our bash script exit on the first error?").tokens \
-        > recall_mod.WEAK_BUDGET_TOKENS
+        > weights.WEAK_BUDGET_TOKENS
 
 
 def test_what_is_left_of_a_negated_verb_is_no_topic_word():
     """"wouldn't" is read as "wouldn" and "t": an auxiliary the store never holds, which weighed as much as the
     rarest topic word and cut the share of the prompt its answer holds."""
-    words = recall_mod._Prompt("Why wouldn't the worker start, and why didn't it log?", (), recall_mod._Clock()).words
+    words = prompt_mod.Prompt("Why wouldn't the worker start, and why didn't it log?", (), prompt_mod.Clock()).words
     assert words == ["worker", "start", "log"]
-    assert "many" not in recall_mod._Prompt("How many threads does Sidekiq run?", (), recall_mod._Clock()).words
-    assert "design" in recall_mod._Prompt("Which design t-shirt vendor?", (), recall_mod._Clock()).words
-    assert not recall_mod._Prompt("How do I deploy a Lambda to us-east-1?", (), recall_mod._Clock()).asks_history
+    assert "many" not in prompt_mod.Prompt("How many threads does Sidekiq run?", (), prompt_mod.Clock()).words
+    assert "design" in prompt_mod.Prompt("Which design t-shirt vendor?", (), prompt_mod.Clock()).words
+    assert not prompt_mod.Prompt("How do I deploy a Lambda to us-east-1?", (), prompt_mod.Clock()).asks_history
 
 
 def test_a_long_summary_holding_every_word_is_not_buried_by_short_notes(tmp_path, monkeypatch):
@@ -598,5 +599,5 @@ def test_a_long_summary_holding_every_word_is_not_buried_by_short_notes(tmp_path
         "Export batches are gzipped."])])
     question = "How do the hubspot export batches get through the ads loader retry?"
     assert summary in [item.id for item in ask(s, question).items]
-    monkeypatch.setattr(recall_mod, "LENGTH_B", recall_mod.FTS_B)  # FTS5's normalisation as it is
+    monkeypatch.setattr(weights, "LENGTH_B", weights.FTS_B)  # FTS5's normalisation as it is
     assert summary not in [item.id for item in ask(s, question).items]

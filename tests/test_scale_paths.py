@@ -6,7 +6,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from brain.recall import recall as recall_module
+from brain.recall import weights
 from brain.recall.recall import recall
 from brain.scripts import ChunkStore
 from brain.store.write_session import chunk_text
@@ -25,8 +25,8 @@ def test_chunk_files_are_exactly_what_json_dumps_writes(value):
 
 def test_a_prompt_whose_words_are_all_common_still_gets_its_best_match(isolated_memory, monkeypatch, recall_sql):
     # the cap that applies to words on more than 2,000 of 100,000 memories, scaled to a store of 161
-    monkeypatch.setattr(recall_module, "COMMON_MAX_ROWS", 20)
-    monkeypatch.setattr(recall_module, "CAPPED_ROWS", 10)
+    monkeypatch.setattr(weights, "COMMON_MAX_ROWS", 20)
+    monkeypatch.setattr(weights, "CAPPED_ROWS", 10)
     store = ChunkStore(isolated_memory)
     specs = [dict(content=f"Redis keeps the session cache warm on node {i}.") for i in range(40)]
     specs += [dict(content=f"Refunds over {i} euros wait for a second approval.") for i in range(40)]
@@ -48,8 +48,8 @@ def test_a_family_on_many_memories_is_ranked_over_its_newest_and_still_answers(i
     over its newest CAPPED_ROWS matches instead of ranked in full (3-5 ms at 10,000 memories), without bm25 (which
     counts every match again); the newest answer that holds the prompt's idea only through the family is still
     found. Scaled down: 500 -> 15, 100 -> 10."""
-    monkeypatch.setattr(recall_module, "FAMILY_RANKED_ROWS", 15)
-    monkeypatch.setattr(recall_module, "CAPPED_ROWS", 10)
+    monkeypatch.setattr(weights, "FAMILY_RANKED_ROWS", 15)
+    monkeypatch.setattr(weights, "CAPPED_ROWS", 10)
     store = ChunkStore(isolated_memory)
     specs = [dict(content=f"Service {i} binds port {9000 + i} on the old cluster.") for i in range(60)]
     specs += [dict(content=f"The nightly report {i} is mailed to the team.") for i in range(30)]
@@ -68,9 +68,9 @@ def test_counts_in_a_large_store_are_estimated_only_for_words_ranked_over_their_
     for a word on 25,000 of 100,000 memories); a rarer word, and one found only in older memories, is counted
     exactly, so an old memory's rare word is never taken for a word the store lacks. Scaled down: 20,000 -> 30
     memories, 2,000 -> 10."""
-    monkeypatch.setattr(recall_module, "COUNT_WINDOW", 30)
-    monkeypatch.setattr(recall_module, "COMMON_MAX_ROWS", 10)
-    monkeypatch.setattr(recall_module, "CAPPED_ROWS", 10)
+    monkeypatch.setattr(weights, "COUNT_WINDOW", 30)
+    monkeypatch.setattr(weights, "COMMON_MAX_ROWS", 10)
+    monkeypatch.setattr(weights, "CAPPED_ROWS", 10)
     store = ChunkStore(isolated_memory)
     old = [dict(content="The flaky importer was replaced by the tidewater parser.", created="2025-01-02T09:00:00Z")]
     old += [dict(content=f"Ticket {i} about the importer was closed.", created="2025-01-03T09:00:00Z")

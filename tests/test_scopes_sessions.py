@@ -3,6 +3,7 @@ project, capture of only what rlm-mem saw start, capture that keeps only what is
 import json
 import os
 import subprocess
+import time
 
 import pytest
 from harness.claude_code import BUNDLE_ROOT, fire
@@ -136,6 +137,61 @@ def test_what_a_person_says_about_themselves_follows_them_into_every_project(tmp
     # changeable later: back to the project it was said in, and it no longer follows the person
     rlm("scope", personal[0]["id"], "project", cwd=projects["alpha"])
     assert "pytest" not in prompt_context(b, "Which test framework should I use here?")
+
+
+def worker_done(root, seconds=60):
+    """Wait until no capture worker runs and nothing is queued (the test's folder is removed after it)."""
+    from brain.capture.queue import pending_count, worker_running
+
+    deadline = time.monotonic() + seconds
+    while (worker_running(root) or pending_count(root)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return not (worker_running(root) or pending_count(root))
+
+
+def test_a_new_projects_first_session_starts_with_what_the_person_just_said_elsewhere(tmp_path, projects,
+                                                                                        isolated_memory, monkeypatch):
+    """Issue 38, item 5: alpha's session ends and the detached worker SessionEnd starts captures it; beta's very
+    first session starts right after. Its start waits for that capture, so the person's preference is in its brief
+    (it said "Memory for project beta: none yet" while the next session showed it). A preference remembered by
+    hand with --scope user is there too."""
+    monkeypatch.setenv("RLM_MEM_BACKGROUND", "1")  # the worker really starts, as for a person
+    try:
+        t = Transcript(tmp_path / "a1.jsonl", "a1", projects["alpha"])
+        assert fire("SessionStart", dict(t.base, source="startup"))[0].returncode == 0
+        t.user("The staging database listens on port 5433.")
+        t.assistant("Noted.")
+        assert fire("Stop", dict(t.base, stop_hook_active=False))[0].returncode == 0
+        assert worker_done(isolated_memory)  # alpha has memory: beta's brief says "none yet" when it sees none
+        t.user("From now on, always answer me in British English.")
+        t.assistant("Understood: British English from here on.")
+        assert fire("SessionEnd", dict(t.base, reason="prompt_input_exit"))[0].returncode == 0
+        brief = start_context(Transcript(tmp_path / "b1.jsonl", "b1", projects["beta"]))
+        assert "British English" in brief and "none yet" not in brief and "5433" not in brief
+
+        rlm("remember", "Keep my commit messages under 72 characters", "--scope", "user", cwd=projects["alpha"])
+        (tmp_path / "gamma").mkdir()
+        first = start_context(Transcript(tmp_path / "g1.jsonl", "g1", tmp_path / "gamma"))
+        assert "British English" in first and "72 characters" in first and "5433" not in first
+    finally:
+        assert worker_done(isolated_memory)
+
+
+def test_a_session_start_waits_only_for_other_projects_queued_sessions(tmp_path, projects, isolated_memory):
+    """Only another project's session can hold what this project's brief lacks (the person's own memories):
+    a start in the same project never waits for its own project's queued capture."""
+    from brain.capture.queue import pending_count, seen_session
+    from brain.session.background import wait_for_capture
+
+    t = Transcript(tmp_path / "a1.jsonl", "a1", projects["alpha"])
+    assert fire("SessionStart", dict(t.base, source="startup"))[0].returncode == 0
+    t.user("From now on, always answer me in British English.")
+    assert fire("Stop", dict(t.base, stop_hook_active=False))[0].returncode == 0  # queued: no worker in this test
+    alpha = seen_session(isolated_memory, "a1")["project"][0]
+    assert pending_count(isolated_memory) == 1 and pending_count(isolated_memory, elsewhere_than="beta-1") == 1
+    assert pending_count(isolated_memory, elsewhere_than=alpha) == 0
+    assert wait_for_capture(isolated_memory, alpha) is True  # nothing of another project: no wait
+    assert wait_for_capture(isolated_memory, "beta-1") is False  # queued, but no worker may run (RLM_MEM_BACKGROUND=0)
 
 
 def test_remember_chooses_the_scope_from_the_words_and_scope_overrides(projects, isolated_memory):

@@ -18,9 +18,9 @@ from collections import Counter, namedtuple
 
 from brain.capture.alternatives import job_of, same_job
 from brain.capture.transcript import EDIT_TOOLS
+from brain.cpython.fast import sqlite3
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
-from brain.util.sqlite import sqlite3
 from brain.util.text import STOPWORDS, SWITCHES, holds_value, sentences, words
 from brain.util.timestamps import normalize_timestamp
 from brain.util.values import ASSIGNED_NUMBER, WEAK_SUBJECTS, says_open_work, value_kinds
@@ -106,8 +106,8 @@ _LITERAL = re.compile(r"\"([^\"\s]{4,100})\"|'([^'\s]{4,100})'")
 
 
 def _renamed_literal(old: str, new: str) -> list:
-    """An edit that changes nothing but one quoted name into another (`Publish(ctx, "locker.door.opened", ...)`
-    into `Publish(ctx, "kestrel.v1.door.opened", ...)`): the pair, when both are specific enough to be found again
+    """An edit that changes nothing but one quoted name into another (`Publish(ctx, "cart.item.added", ...)`
+    into `Publish(ctx, "shop.v1.cart.item.added", ...)`): the pair, when both are specific enough to be found again
     (a dot, slash or colon in them, or a dash or underscore in ten characters or more: not "info" or "user_1")."""
     before = [a or b for a, b in _LITERAL.findall(old)]
     after = [a or b for a, b in _LITERAL.findall(new)]
@@ -140,7 +140,7 @@ _QUOTED_VERSION = re.compile(r"\b([A-Za-z_][\w-]{1,40})\s*[=:]\s*[\"'](\d+(?:\.\
 
 def _values_with_units(text: str) -> list:
     """value_kinds (durations as one kind, sizes as one kind) plus numbers set under a name: with a unit the name
-    says (`SESSION_TTL_HOURS = 24`: 24 hours), as a setting (`pool_max_conns=10`, `.max_connections(10)`: written
+    says (`CACHE_TTL_HOURS = 24`: 24 hours), as a setting (`pool_max_conns=10`, `.max_connections(10)`: written
     `name = 10`), or a quoted version (`channel = "1.79"`: 1.79)."""
     out = [("duration" if k in _DURATIONS else "size" if k in _SIZES else k, v) for k, v in value_kinds(text)]
     for m in ASSIGNED_NUMBER.finditer(text):
@@ -464,7 +464,7 @@ def manifest_changes(file_path: str, old: str, new: str) -> list:
     return [(o, n) for o, n in _swapped(removed, added) if _named(o) and _named(n)]
 
 
-# A setting on a line of its own in a configuration file: `waitlist-enabled: true`, `topic = "orders.v1"`.
+# A setting on a line of its own in a configuration file: `signup-enabled: true`, `topic = "orders.v1"`.
 _CONFIG_SUFFIXES = (".yml", ".yaml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".env", ".tfvars", ".hcl",
                     ".tf")
 _SETTING_LINE = re.compile(r"^[ \t]*(?:- )?([A-Za-z_][\w.-]{1,80})[ \t]*(?:=|:(?=[ \t]))[ \t]*"
@@ -477,8 +477,8 @@ def _settings(text: str) -> dict:
 
 
 def _specific_name(name: str) -> bool:
-    """A setting's name specific enough that a switch of it means something on its own: `waitlist-enabled`,
-    `batchDoorOpen`, not `enabled` or `debug`, which many sections of a file (and other files) hold."""
+    """A setting's name specific enough that a switch of it means something on its own: `signup-enabled`,
+    `batchCheckout`, not `enabled` or `debug`, which many sections of a file (and other files) hold."""
     return len(name) >= 8 and (any(c in name for c in "-_.") or any(c.isupper() for c in name[1:]))
 
 
@@ -490,8 +490,8 @@ def _specific_word(value: str) -> bool:
 
 def config_changes(file_path: str, old: str, new: str) -> list:
     """("name = old value", "name = new value") for each setting an edit of a configuration file changed from one
-    switch or name to another (`waitlist-enabled: false` into `true`, a topic renamed; a name's pair also bare:
-    ("appointment-reminders", "pinecone.reminders.v1")); numbers are edit_changes'."""
+    switch or name to another (`signup-enabled: false` into `true`, a topic renamed; a name's pair also bare:
+    ("invoice-reminders", "billing.reminders.v1")); numbers are edit_changes'."""
     if not file_path or not file_path.lower().endswith(_CONFIG_SUFFIXES) and \
             not file_path.replace("\\", "/").rsplit("/", 1)[-1].startswith(".env"):  # .env, .env.production
         return []

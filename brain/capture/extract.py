@@ -410,7 +410,7 @@ _NEGATED = re.compile(r"\bnot\s+(?:in\s+|on\s+|at\s+|the\s+|a\s+|an\s+)?[`'\"]?(
 def _corrected_statement(reply: str, correction: str) -> str:
     """The statement of the assistant's `reply` that `correction` corrects, or "" when none can be told.
 
-    In order: a statement naming what the correction negates ("..., not staging.ledgerly.dev"); one stating a
+    In order: a statement naming what the correction negates ("..., not staging.example.dev"); one stating a
     value of the kind the correction gives but another one (5432 where the person says 5433); failing those, the
     statement sharing most of the correction's words (one at least); failing all, the reply's only statement.
     Questions are never what was corrected."""

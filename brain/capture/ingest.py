@@ -34,7 +34,7 @@ from brain.safety.redact import redact_value
 from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
-from brain.store.lifecycle import find_duplicate, reinforce, retract
+from brain.store.lifecycle import find_duplicate, own_store_beside, reinforce, retract
 from brain.util.errors import RlmMemError, StoreBusy, StoreUnwritable
 from brain.util.files import append_line, ensure_dir, owner_lock, read_json, try_acquire
 from brain.util.text import sentences
@@ -193,7 +193,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
                             fallback_time=fallback_time)
     report.turns, report.memories = len(turns), len(memories)
     try:
-        fresh = _new_memories(store, memories, project.id, sid)
+        fresh = _keep_apart(store, _new_memories(store, memories, project.id, sid), sid)
         changes = resolve_open_changes(store.root, project.id,
                                        session_changes([t for t in parsed.turns if not t.abandoned]))
         _record_changes(turns, changes, sid)
@@ -251,6 +251,20 @@ def _new_memories(store, specs, project_id: str, sid: str) -> list:
         if conn is not None:
             conn.close()
     return fresh
+
+
+def _keep_apart(store, specs, sid: str) -> list:
+    """The specs to store here. In a project's shared memory, those about the person (scope user) go to their own
+    store instead (store/lifecycle.own_store_beside): a team never receives them."""
+    own = own_store_beside(store) if any(s["metadata"].get("scope") == "user" for s in specs) else None
+    if own is None:
+        return specs
+    added = []
+    own.create_many([s for s in specs if s["metadata"].get("scope") == "user"],
+                    reason=f"captured from session {sid} (about you: kept out of the project's shared memory)",
+                    added=added)
+    _episode_entries(own.root, added)
+    return [s for s in specs if s["metadata"].get("scope") != "user"]
 
 
 def _retract_rewound(store, sid: str, uuids) -> None:

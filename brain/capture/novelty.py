@@ -9,8 +9,8 @@ only: extract.py (which hooks may load) uses the word helpers.
 """
 import re
 
+from brain.cpython.fast import sqlite3
 from brain.recall.lexicon import idea
-from brain.util.sqlite import sqlite3
 from brain.util.text import STOPWORDS
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_.-]*")

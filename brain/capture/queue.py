@@ -74,11 +74,16 @@ def pending(root) -> list:
     return out
 
 
-def pending_count(root) -> int:
+def pending_count(root, *, elsewhere_than: str | None = None) -> int:
     """Sessions waiting for capture with something left to write: a queued transcript that still exists and
-    either grew past what was captured or awaits its final capture (the session record)."""
+    either grew past what was captured or awaits its final capture (the session record). `elsewhere_than`: a
+    project id; only sessions of other projects count (by the project each was filed under at its start; one
+    rlm-mem did not see start counts as another project's)."""
     count = 0
     for _, entry in pending(root):
+        if elsewhere_than is not None and (seen_session(root, entry.get("session_id") or "").get("project")
+                                           or [None])[0] == elsewhere_than:
+            continue
         try:
             size = os.stat(entry["transcript_path"]).st_size
         except OSError:

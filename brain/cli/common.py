@@ -18,6 +18,7 @@ class Env:
 
     def __init__(self, explicit_dir):
         context = resolve(os.getcwd(), explicit_root=explicit_dir, root_when_off=True)
+        self.explicit_dir = explicit_dir
         self.root, self.reason, self.project = Path(context.root), context.reason, context.project
         self._store = None
 

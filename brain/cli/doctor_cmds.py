@@ -2,7 +2,8 @@
 import click
 
 from brain.cli.common import emit_json, json_option, pass_env
-from brain.store.doctor import check_store, repair_store
+from brain.store.doctor import Problem, check_store, repair_store
+from brain.sync.engine import health as sync_health
 
 
 def render(report) -> str:
@@ -39,8 +40,9 @@ def doctor(env, repair, as_json):
 
     Checks every chunk file (parses, matches the schema, sits where its id says), the archive, the JSON
     and search indexes against the chunk files, links, temp files left by a killed writer, the access log,
-    symbolic links (never followed) and permissions (owner only). --repair never deletes a memory: a chunk
-    file it cannot read is moved to quarantine/ and the move is audited.
+    symbolic links (never followed), permissions (owner only), and whether sync is behind (`rlm-mem sync`).
+    --repair never deletes a memory: a chunk file it cannot read is moved to quarantine/ and the move is
+    audited.
 
     \b
     Examples:
@@ -48,6 +50,9 @@ def doctor(env, repair, as_json):
       rlm-mem doctor --repair --json
     """
     report = repair_store(env.store) if repair else check_store(env.store)
+    problems, notes = sync_health(env.root)
+    report.problems += [Problem(code, message, path, fixable=False) for code, message, path in problems]
+    report.notes += notes
     if as_json:
         emit_json(report.to_dict())
     else:

@@ -34,7 +34,7 @@ COMMANDS = {
     "install": "brain.cli.session_cmds:install", "uninstall": "brain.cli.session_cmds:uninstall",
     "enable": "brain.cli.session_cmds:enable", "disable": "brain.cli.session_cmds:disable",
     "import": "brain.cli.interop_cmds:import_cmd", "export": "brain.cli.interop_cmds:export",
-    "share": "brain.cli.interop_cmds:share",
+    "share": "brain.cli.interop_cmds:share", "sync": "brain.cli.sync_cmds:sync",
     "doctor": "brain.cli.doctor_cmds:doctor",
     "serve": "brain.cli.web_cmds:serve",
 }

@@ -19,6 +19,7 @@ from brain.session.brief import current_brief, hud_text
 from brain.session.maintenance import after_capture
 from brain.setup.install import install as do_install
 from brain.setup.install import uninstall as do_uninstall
+from brain.sync.status import behind_note
 from brain.util.timestamps import parse_timestamp
 
 BUNDLE_ROOT = Path(__file__).resolve().parents[2]
@@ -173,7 +174,8 @@ def statusline(env):
             payload = {}
     brief = _brief(env, payload.get("cwd") if isinstance(payload, dict) else None)
     click.echo(render_statusline(load_hud_state(env.root), brief.get("loaded", 0), pending_count(env.root),
-                                 brief.get("intent") or brief.get("past") or "Fresh session"))
+                                 brief.get("intent") or brief.get("past") or "Fresh session",
+                                 sync_note=behind_note(env.root)))
 
 @click.command()
 @json_option

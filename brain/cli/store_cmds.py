@@ -13,7 +13,7 @@ from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES, DELETION_POLICIES, MANUAL_LINK_TYPES
 from brain.store.chunk_store import relation_note
 from brain.store.lifecycle import SCOPES, contest as contest_memory, reinstate as reinstate_memory, \
-    remember_memory, retract as retract_memory, set_deletion_policy, set_scope
+    own_store_beside, remember_memory, retract as retract_memory, set_deletion_policy, set_scope
 from brain.util.timestamps import normalize_timestamp
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
@@ -123,7 +123,8 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
                                                         ("postconditions", postconditions)) if items}
     project = env.project
     chosen = scope or scope_of(content)
-    chunks = remember_memory(env.store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
+    store = (own_store_beside(env.store) or env.store) if chosen == "user" else env.store  # never the team's
+    chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
                              confidence=confidence, supersedes=[env.full_id(ref) for ref in supersedes], pinned=pin,
                              project=project.id, procedure=procedure or None,
                              extra_metadata={"project_name": project.name, "sensitivity": sensitivity,
@@ -131,13 +132,15 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
                                              "deletion_policy": None if deletion_policy == "auto_prune"
                                              else deletion_policy})
     if scope:  # said again with a scope: the memory it repeats takes that scope
-        chunks = [set_scope(env.store, c.id, scope) if _scope(c) != scope else c for c in chunks]
+        chunks = [set_scope(store, c.id, scope) if _scope(c) != scope else c for c in chunks]
     _refresh_brief(env, project.id)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
         for c in chunks:
             click.echo(c.id)
+    if store is not env.store:
+        click.echo(f"(about you: kept in your own memory, {store.root}, not in the project's shared one)", err=True)
 
 def _scope(chunk) -> str:
     return chunk.metadata.get("scope") or "project"

@@ -47,3 +47,9 @@ def memory_root(explicit=None, *, project_root=None, config=None, env=None) -> t
         if env.get(name):
             return os.path.join(env[name], "memory"), f"the Claude Code plugin's data folder ({name})"
     return default_root(env), "the default: your own data folder (XDG_DATA_HOME, else ~/.local/share)"
+
+
+def own_root(explicit=None, *, env=None) -> tuple:
+    """(the person's own memory root, reason): the order above without a project's memory in its repository, which
+    is the team's (brain/sync never syncs it; user-scope memories never go into it)."""
+    return memory_root(explicit, project_root=None, config=None, env=env)

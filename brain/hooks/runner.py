@@ -8,11 +8,7 @@ No pathlib, dataclasses or logging on this path: each costs milliseconds of a bu
 import os
 import sys
 
-try:  # the C module: `signal` wraps it in enums, and importing `enum` costs ~3 ms of a hook's start
-    import _signal as signal
-except ImportError:  # pragma: no cover - other interpreters
-    import signal
-
+from brain.cpython.fast import signal  # the C module: `signal` wraps it in enums (~3 ms of a hook's start)
 from brain.hooks.handlers import HANDLERS, MemoryUnwritable, candidates_block
 from brain.hooks.io import read_input, stderr_line, transcript_problem
 

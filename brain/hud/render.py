@@ -86,9 +86,10 @@ def _gauge_row(branch: str, emoji: str, name: str, text: str) -> str:
 
 
 def render_hud(*, session_active, state: dict, past: str, present: str, future: str, loaded, pending,
-               context: str = "Stable", tools: str = "Standby", vibe: str = None, memory_status: str = None) -> str:
+               context: str = "Stable", tools: str = "Standby", vibe: str = None, memory_status: str = None,
+               sync_note: str = None) -> str:
     """The full LiveHud box: every line exactly 80 terminal columns. `session_active`: True "Active", False "New",
-    None "None" (drawn outside a session)."""
+    None "None" (drawn outside a session). `sync_note`: "sync behind" when the last sync failed."""
     mode = state.get("mode") or "Base"
     no_access = _memory_status_text(memory_status)
     if no_access:
@@ -101,6 +102,8 @@ def render_hud(*, session_active, state: dict, past: str, present: str, future: 
         ("No session under way" if session_active is None else "Awaiting the first task")
     future_text = gauge_words(future) if one_line(future) else "No next step recorded"
     memory_text = no_access or f"{loaded or 0} files loaded │ {pending or 0} pending write"
+    if sync_note:
+        memory_text += f" │ ⚠ {one_line(sync_note)}"
     rule = "═" * INNER
     lines = [
         "╔" + rule + "╗",
@@ -129,13 +132,16 @@ def _center(text: str, width: int) -> str:
     return pad(" " * left + text, width)
 
 
-def render_statusline(state: dict, loaded, pending, past: str, max_width: int = 120) -> str:
-    """One line for Claude Code's status line: mode, memory counts and the Past gauge, at most 120 columns."""
+def render_statusline(state: dict, loaded, pending, past: str, max_width: int = 120, sync_note: str = None) -> str:
+    """One line for Claude Code's status line: mode, memory counts (and "sync behind" when the last sync failed)
+    and the Past gauge, at most 120 columns."""
     mode = one_line(state.get("mode")) or "Base"
     if loaded is None:
         memory = "🧠 no memory access"
     else:
         memory = f"🧠 {loaded} loaded · {pending or 0} pending"
+    if sync_note:
+        memory += f" · {one_line(sync_note)}"
     line = f"◈ RLM-MEM │ Mode: {mode} │ {memory}"
     past_text = gauge_words(past) if one_line(past) else ""
     if past_text:

@@ -90,6 +90,12 @@ def in_git_repository(root) -> bool:
     return find_git(os.path.realpath(os.fspath(root))) is not None
 
 
+def kept_apart(root) -> bool:
+    """Whether access counts stay out of the chunk files: the store is shared through git, or syncs through its
+    own repository (brain/sync: `sync/` in the memory root). Counts are each machine's reads, not the memory."""
+    return os.path.isdir(os.path.join(os.fspath(root), "sync")) or in_git_repository(root)
+
+
 def pending_lines(root) -> int:
     try:
         with open(log_path(root), "rb") as fh:

@@ -12,13 +12,12 @@ token whenever the index is made anew) and a `generation` (+1 on every commit th
 they say whether the JSON index files are current (json_indexes.py).
 """
 import os
-from _thread import get_ident  # the thread module's C core: `threading` costs the prompt hook a millisecond
 
+from brain.cpython.fast import sqlite3
 from brain.index.fingerprint import index_readable, month_fingerprint
 from brain.util import fastjson
 from brain.util.fasthash import sha1
 from brain.util.files import FILE_MODE, ensure_dir
-from brain.util.sqlite import sqlite3
 
 DB_NAME = "search.db"
 SCHEMA_VERSION = "9"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
@@ -219,6 +218,8 @@ def _file_id(path: str):
 
 def keep_writer(root, conn: sqlite3.Connection) -> None:
     """Keep a write connection that ended its transaction for the next write session of the batch job."""
+    from threading import get_ident  # writers only: threading would cost the prompt hook ~1.5 ms
+
     release_writer(root)
     _KEPT[db_path(root)] = (conn, _file_id(db_path(root)), get_ident())
 
@@ -237,6 +238,8 @@ def connect_for_writing(root) -> tuple:
     when it is this file's (not replaced since) and this thread's."""
     kept = _KEPT.pop(db_path(root), None)
     if kept is not None:
+        from threading import get_ident  # a batch job's kept connection: threading is loaded by then
+
         conn, file_id, thread = kept
         if file_id is not None and file_id == _file_id(db_path(root)) and thread == get_ident():
             try:

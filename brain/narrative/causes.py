@@ -10,7 +10,7 @@ from brain.index.search_index import connect
 from brain.recall.depth import summary_line
 from brain.store.chunk import WHY_LINKS
 from brain.store.layout import StoreLayout
-from brain.util.sqlite import sqlite3
+from brain.cpython.fast import sqlite3
 
 # link type -> True when its holder (src) is the effect and its target (dst) the cause
 EFFECT_HOLDS = {"caused_by": True, "solves": True, "blocked_by": True, "supersedes": True,

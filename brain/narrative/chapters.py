@@ -20,7 +20,7 @@ from brain.narrative import wisdom as wisdom_of
 from brain.narrative.sessions import TRUNKS, file_name, first_words, last_words, session_views, top_words
 from brain.store.chunk_store import NARRATIVE
 from brain.util.files import atomic_write_json, read_json
-from brain.util.sqlite import sqlite3
+from brain.cpython.fast import sqlite3
 from brain.util.text import clip
 from brain.util.timestamps import epoch_seconds
 

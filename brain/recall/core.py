@@ -11,13 +11,13 @@ computed in Python on the few hundred rows those walks return, never on the whol
 import os
 from datetime import datetime, timezone
 
+from brain.cpython.fast import sqlite3
 from brain.index.search_index import connect
 from brain.recall.depth import summary_line
 from brain.store import sensitivity
 from brain.store.salience import ARCHIVE_BELOW, FADING, salience
 from brain.util import fastjson
 from brain.util.files import atomic_write_json, atomic_write_text
-from brain.util.sqlite import sqlite3
 from brain.util.tokens import estimate_tokens
 
 DEFAULT_SESSION_BUDGET = 3000

@@ -19,13 +19,7 @@ character becomes "&lt;", which neither Claude nor our parser reads as a tag.
 The prompt hook fences every recall, so this module imports nothing but what it must: no `re` (~3 ms), and
 `unicodedata` only for a body that holds a non-ASCII character right after something drawn like "<".
 """
-try:  # the C module, loaded already for project ids (`hashlib` loads OpenSSL: ~2.5 ms of a hook's start)
-    from _sha256 import sha256  # CPython <= 3.11
-except ImportError:  # pragma: no cover - depends on the interpreter
-    try:
-        from _sha2 import sha256  # CPython >= 3.12
-    except ImportError:
-        from hashlib import sha256
+from brain.cpython.fast import sha256  # loaded already for project ids (`hashlib` would load OpenSSL)
 
 FENCE_OPEN = "<rlm-mem-context"
 FENCE_CLOSE = "</rlm-mem-context"

@@ -5,13 +5,21 @@ queued work then waits for `rlm-mem ingest`. Stdlib only, without `subprocess`.
 """
 import os
 import sys
+import time
 
 from brain.capture.queue import enqueue, note_session, pending_count, unfinished_sessions, worker_running
 from brain.context.dependencies import ready
 from brain.index.fingerprint import derived_behind
+from brain.sync.status import due as sync_due
 
 BUNDLE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MAX_UNFINISHED = 20  # earlier sessions queued by one session start
+# A session start waits at most this long for the worker to capture other projects' sessions queued before it (one
+# that just ended: ~0.5 s for a short session on the 2-CPU VM), so that what the person said of themselves there a
+# moment ago (scope user: shown in every project) is in its brief. Well inside the hook's own 8 s limit.
+CAPTURE_WAIT = 3.0
+WORKER_START = 1.5  # a worker started this long ago that holds no lock yet is not coming: stop waiting
+POLL = 0.05
 
 
 def background_allowed() -> bool:
@@ -69,8 +77,9 @@ def at_session_start(root, transcript_path: str, session_id: str, project) -> bo
             enqueue(root, sid, path, final=ended)
     except OSError:
         return False  # unwritable memory: the HUD says so; capture will hand out candidates at session end
-    # capture to do, packages to install before it (the worker does that first), or derived data to bring current
-    if pending_count(root) or not ready(BUNDLE_ROOT) or derived_behind(root):
+    # capture to do, packages to install before it (the worker does that first), derived data to bring current, or
+    # a sync due (what other machines pushed comes in while the session starts; the hook never waits for it)
+    if pending_count(root) or not ready(BUNDLE_ROOT) or derived_behind(root) or sync_due(root):
         start_worker(root)
     try:
         from brain.garden.schedule import garden_due  # one small file read; the rest of gardening never loads here
@@ -80,3 +89,23 @@ def at_session_start(root, transcript_path: str, session_id: str, project) -> bo
     except Exception:  # gardening is optional at start; a broken plan must not cost the session its context
         pass
     return True
+
+
+def wait_for_capture(root, project_id: str, *, limit: float = CAPTURE_WAIT) -> bool:
+    """Wait, at most `limit` seconds, while the worker captures other projects' queued sessions: what the person
+    said of themselves there (a preference, scope user) belongs in this project's brief, its first one included.
+    This project's own queued sessions are not waited for (as before: the brief has them at the next start).
+    True when none is left waiting. No wait when none is queued, or when no worker can run
+    (RLM_MEM_BACKGROUND=0, packages still to install) or none takes the work."""
+    if not pending_count(root, elsewhere_than=project_id):
+        return True
+    if not background_allowed() or not ready(BUNDLE_ROOT):
+        return False
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        time.sleep(POLL)
+        if not pending_count(root, elsewhere_than=project_id):
+            return True
+        if time.monotonic() - start > WORKER_START and not worker_running(root):
+            return False  # no worker took the queue (it failed to start, or it left work it cannot do)
+    return False

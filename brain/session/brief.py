@@ -18,6 +18,7 @@ from brain.hud.state import load_hud_state
 from brain.index.fingerprint import month_fingerprint
 from brain.recall.depth import summary_line
 from brain.session.usage import session_view
+from brain.sync.status import behind_note
 from brain.util.files import atomic_write_json, read_json
 from brain.util.text import clip
 
@@ -84,7 +85,7 @@ def hud_text(root, inp, *, active, brief: dict, memory_status=None) -> str:
     return render_hud(session_active=active, state=load_hud_state(root), past=brief.get("past") or "Fresh session",
                       present=view["task"], future=brief.get("future", ""), loaded=brief.get("loaded", 0),
                       pending=pending_count(root), context=view["context"], tools=view["tools"],
-                      memory_status=memory_status)
+                      memory_status=memory_status, sync_note=behind_note(root))
 
 
 def _row_dict(row) -> dict:
@@ -116,7 +117,7 @@ def _record_in_full(text: str) -> str:
 def render_memory(rows, project_name: str, total: int | None, changes=()) -> str:
     """The brief's memory part: the most important rows in full, the latest value changes (`changes`, from
     recall/current.current_values) quoted, then an index of the rest, within CONTEXT_BUDGET_CHARS."""
-    from brain.recall.recall import RecallResult  # (with SQLite) only when a brief is computed, not reused
+    from brain.recall.render import RecallResult  # only when a brief is computed, not reused
 
     if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
         return f"Memory for project {project_name}: none yet. {RecallResult.LEGEND}" if total else ""
@@ -205,7 +206,7 @@ def compute_brief(root, project, *, max_sensitivity: str, lock_wait: float = SYN
     from brain.recall.core import select_for_session  # a brief to compute: not on a reused brief's path
     from brain.recall.current import current_values  # a brief to compute: not on a reused brief's path
     from brain.store.sensitivity import allowed  # a brief to compute: not on a reused brief's path
-    from brain.util.sqlite import sqlite3  # a brief to compute: not on a reused brief's path
+    from brain.cpython.fast import sqlite3  # a brief to compute: not on a reused brief's path
     from brain.safety.fence import fence  # a brief to compute: not on a reused brief's path
 
     fresh = True
@@ -293,10 +294,15 @@ def build_session_context(root, project, inp, *, max_sensitivity: str = "medium"
     if not memory_writable(root):
         memory_status = "Inaccessible"
     else:
-        from brain.session.background import at_session_start  # queue earlier sessions, start the worker
+        from brain.session.background import (  # queue earlier sessions, start the worker
+            at_session_start,
+            wait_for_capture,
+        )
 
         if not at_session_start(root, inp.transcript_path, inp.session_id, project):
             memory_status = "Inaccessible"
+        else:  # another project's session that just ended is captured first: the person's own memories from it
+            wait_for_capture(root, project.id)
     brief = current_brief(root, project, max_sensitivity=max_sensitivity, writable=memory_status is None)
     active = inp.source in ("resume", "compact")
     hud = hud_text(root, inp, active=active, brief=brief, memory_status=memory_status)

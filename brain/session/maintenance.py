@@ -6,10 +6,15 @@ then runs the coalesced pass that brings derived data up to date: a search index
 rebuilt, and seed 000's JSON index files are rewritten when they are behind, at most once every
 JSON_PASS_INTERVAL seconds unless they are damaged (at 100,000 memories they hold ~40 MB: a session that writes
 after every turn must not rewrite them after every turn: index/fingerprint.JSON_PASS_INTERVAL)."""
+import os
+
+from brain.context.location import own_root
 from brain.index import access
 from brain.index.fingerprint import JSON_PASS_INTERVAL
 from brain.narrative.chapters import refresh as refresh_narrative
 from brain.session.brief import refresh_briefs
+from brain.sync import status as sync_status
+from brain.sync.engine import sync
 
 
 def bring_derived_current(store) -> None:
@@ -28,7 +33,8 @@ def bring_derived_current(store) -> None:
 
 def after_capture(store, reports, *, background: bool = False) -> None:
     """Housekeeping after capture; capture already succeeded, so a failure here is not one. The detached worker
-    (`background`) then brings derived data up to date; a person's `rlm-mem ingest` leaves that to it."""
+    (`background`) then brings derived data up to date, and syncs when sync is set up and due (a session ended,
+    or the last sync is a few minutes old); a person's `rlm-mem ingest` leaves both to it."""
     try:
         if access.pending_lines(store.root) > access.FOLD_THRESHOLD:
             store.fold_access()
@@ -43,6 +49,21 @@ def after_capture(store, reports, *, background: bool = False) -> None:
         pass
     if background:
         bring_derived_current(store)
+        sync_if_due(store.root, final=any(r.session_record for r in reports))
+
+
+def sync_if_due(root, *, final: bool = False) -> None:
+    """The background sync: this store's and the person's own (a project keeping its memory in its repository
+    sends the person's user-scope memories there). A failure is recorded for the LiveHud and `rlm-mem doctor`
+    (state/sync.json) and costs nothing else; the next worker tries again."""
+    for folder in dict.fromkeys((os.fspath(root), own_root()[0])):
+        if not sync_status.due(folder, final=final):
+            continue
+        try:
+            sync(folder, background=True)
+            refresh_briefs(folder, stale_only=True)  # what came in is in the next session's brief at once
+        except Exception:  # noqa: BLE001 - offline, another sync running, a refused push: recorded, retried later
+            pass
 
 
 def after_garden(store, plan: dict) -> None:

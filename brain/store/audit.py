@@ -10,7 +10,7 @@ import logging
 import os
 from pathlib import Path
 
-from brain.util.files import append_json_line, append_line, read_bytes
+from brain.util.files import append_json_line, append_line, atomic_write_text, read_bytes
 from brain.util.timestamps import utc_now
 
 log = logging.getLogger("rlm_mem.audit")
@@ -73,3 +73,31 @@ def read_audit(root: Path, chunk_id: str | None = None, action: str | None = Non
                 continue
             out.append(entry)
     return out
+
+
+def forget_kept_versions(root: Path, chunk_id: str) -> int:
+    """Remove the audit lines that keep a losing version of `chunk_id` (sync's `details.lost`: text of the
+    memory): it was deleted for good, and its text goes with it. Returns how many lines went."""
+    folder, removed = Path(root) / "audit", 0
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        try:
+            text = read_bytes(path).decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if chunk_id not in text or '"lost"' not in text:
+            continue
+        kept = [line for line in text.splitlines(keepends=True) if not _keeps_version_of(line, chunk_id)]
+        if len(kept) < len(text.splitlines()):
+            removed += len(text.splitlines()) - len(kept)
+            atomic_write_text(path, "".join(kept))
+    return removed
+
+
+def _keeps_version_of(line: str, chunk_id: str) -> bool:
+    if chunk_id not in line or '"lost"' not in line:
+        return False
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(entry, dict) and entry.get("chunk_id") == chunk_id and "lost" in (entry.get("details") or {})

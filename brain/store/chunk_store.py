@@ -18,10 +18,11 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
+from brain.cpython.fast import sqlite3
 from brain.index import access, json_indexes, search_index
 from brain.index.fingerprint import index_signature
 from brain.safety.redact import redact
-from brain.store.audit import audit, audit_many
+from brain.store.audit import audit, audit_many, forget_kept_versions
 from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, stamp_arrival, tombstones
 from brain.store.chunk import (
     CHUNK_TYPES,
@@ -41,7 +42,6 @@ from brain.store.validation import check, schema_errors
 from brain.store.write_session import writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId, KeptForever
 from brain.util.files import atomic_write_text, ensure_dir, owner_lock, read_bytes, store_lock, try_acquire
-from brain.util.sqlite import sqlite3
 from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
@@ -288,7 +288,10 @@ class ChunkStore:
             os.unlink(source)
             session.moved(chunk_id)
             session.forget(chunk_id)
-            if str(keyed.get("hash", "")).startswith("key:"):  # captured: capturing it again must not revive it
+            # the id: a sync must not bring it back from another machine; a captured one's key: capturing it
+            # again must not revive it
+            bury(self.layout.state_dir, chunk_id)
+            if str(keyed.get("hash", "")).startswith("key:"):
                 bury(self.layout.state_dir, keyed["hash"])
         self._audit_saved("delete", [chunk_id], reason=reason)
         self.purge_derived(chunk_id)
@@ -325,11 +328,11 @@ class ChunkStore:
         self._audit_saved("archive", moved, reason=reason)
         return moved
 
-    def purge_derived(self, chunk_id: str) -> None:
-        """Remove a permanently deleted chunk's text from every derived file, now: the search index (writers zero
+    def purge_derived(self, *chunk_ids: str) -> None:
+        """Remove permanently deleted chunks' text from every derived file, now: the search index (writers zero
         what they delete; here its full-text segments are merged so that no old one keeps the words, and its WAL
-        is emptied), seed 000's JSON indexes, and the session-start briefs, CORE.md and episode entry that show
-        it."""
+        is emptied), seed 000's JSON indexes, and the session-start briefs, CORE.md, episode entries and the
+        audit log's kept versions that show them."""
         with store_lock(self.root, self.lock_timeout):
             conn, _ = search_index.connect_for_writing(self.root)
             try:
@@ -338,7 +341,8 @@ class ChunkStore:
             finally:
                 conn.close()
             self.refresh_json_indexes(force=True)  # the JSON lock inside the store lock, as reindex takes them
-        _drop_mentions(self.layout, chunk_id)
+        for chunk_id in chunk_ids:
+            _drop_mentions(self.layout, chunk_id)
 
     def restore_chunk(self, chunk_id: str, *, reason=None) -> Chunk:
         """Bring an archived chunk back (ChunkNotFound when there is none)."""
@@ -475,15 +479,15 @@ class ChunkStore:
         """Write pending access counts in one batch. Returns how many chunks changed.
 
         Normally into the chunk files (seed 000 keeps the counts there). When the store lives in a git repository
-        (a team shares it), the counts go to index/access_state.json instead: git-ignored, so reading memories
-        never changes a tracked file and never causes a merge conflict.
+        (a team shares it) or syncs through one (`rlm-mem sync`), the counts go to index/access_state.json
+        instead: never shared, so reading memories never changes a tracked file.
         """
         log_file = access.log_path(self.root)
         if not log_file.exists() and not log_file.with_suffix(".folding").exists():
             return 0
         with self._writing() as session:
             pending = access.take_for_fold(self.root)
-            if access.in_git_repository(self.root):
+            if access.kept_apart(self.root):
                 access.merge_into_state(self.root, pending)
                 changed = len(pending)
             else:
@@ -626,6 +630,7 @@ def _drop_mentions(layout, chunk_id: str) -> None:
     if chunk_id in text:
         atomic_write_text(core, "".join(line for line in text.splitlines(keepends=True) if chunk_id not in line))
     forget_episode(layout.root, chunk_id)
+    forget_kept_versions(layout.root, chunk_id)
 
 
 def prunable(data) -> bool:

@@ -35,8 +35,9 @@ from brain.util.files import TMP_PREFIX, atomic_write_json, atomic_write_text, e
 QUARANTINE_DIR = "quarantine"
 # Files under state/ and what each must hold: "object" (a JSON object), or the fields a JSON object must have.
 STATE_FILES = {"hud.json": "object", "garden.json": "object", "core.json": "object", "reflect.json": "object",
-               "queue/*.json": ("transcript_path",), "captured/*.json": ("offset",), "brief/*.json": "object"}
-STATE_TEXT = ("capture-failures.log", "*.lock", ".*.lock")  # free text or empty
+               "queue/*.json": ("transcript_path",), "captured/*.json": ("offset",), "brief/*.json": "object",
+               "sync.json": "object"}
+STATE_TEXT = ("capture-failures.log", "*.lock", ".*.lock", "sync-files.txt")  # free text or empty
 TOMBSTONES = "deleted-keys.txt"
 TEMP_GRACE_SECONDS = 60  # a younger temp file may belong to a write in progress
 SHOWN_IDS = 5  # ids listed in one message; the rest are counted
@@ -171,8 +172,8 @@ class _Inspection:
             in_quarantine = folder == quarantine or quarantine in Path(folder).parents
             for entry in entries:
                 path = Path(entry.path)
-                if entry.name == ".git" and folder == self.root:  # a store shared through git: not ours to judge
-                    continue
+                if entry.name in (".git", "sync") and folder == self.root and not entry.is_symlink():
+                    continue  # a git repository (the store shared through git, or its sync's): git's own files
                 if entry.is_symlink():
                     if not in_quarantine and not self._is_chunk_slot(path):  # chunk-file links: scan_chunks
                         self._link(path)
@@ -494,8 +495,9 @@ class _Inspection:
 
     @staticmethod
     def _tombstone_line(line: str) -> bool:
-        return all(len(t) == 20 and t.startswith("key:") and all(c in "0123456789abcdef" for c in t[4:])
-                   for t in line.split())
+        """Ids deleted for good, and the capture keys of those that were captured."""
+        return all(is_chunk_id(t) or (len(t) == 20 and t.startswith("key:")
+                                      and all(c in "0123456789abcdef" for c in t[4:])) for t in line.split())
 
     def _check_lines(self, path: Path, code: str, good) -> None:
         """A line-per-record file: repair keeps the readable lines and sets the original aside."""

@@ -1,14 +1,20 @@
-"""A memory's life beyond the seed: write-time dedup (reinforce), supersede, pin, status.
+"""A memory's life beyond the seed: write-time dedup (reinforce), supersede, pin, status, scope (and the person's
+own memory kept out of a team's).
 
 Identical content to an active memory reinforces that memory instead of adding a copy. A memory that replaces
 another records `supersedes`; the old one is marked superseded (kept readable, never offered as current).
 """
+import os
+
+from brain.context.location import own_root
+from brain.cpython.fast import sqlite3
 from brain.index import access, search_index
 from brain.safety.redact import redact
 from brain.store.audit import audit
 from brain.store.chunk import DELETION_POLICIES, validate_chunk_id
+from brain.store.chunk_store import ChunkStore
+from brain.store.write_session import writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError
-from brain.util.sqlite import sqlite3
 from brain.util.timestamps import utc_now
 
 
@@ -132,11 +138,14 @@ SCOPES = ("user", "project", "global")  # metadata.scope; a memory without one i
 
 
 def set_scope(store, chunk_id: str, scope: str, reason: str | None = None):
-    """Who a memory is about and where it applies: user (in every project), project (here only), global."""
+    """Who a memory is about and where it applies: user (in every project), project (here only), global. A memory
+    made user-scope in a project's shared memory moves to the person's own store (move_to_own)."""
     if scope not in SCOPES:
         raise ChunkValidationError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
     chunk = store.revise_chunk(chunk_id, scope=None if scope == "project" else scope, reason=reason or f"scope {scope}")
     audit(store.root, "scope", chunk_id, actor=store.actor, reason=reason, details={"scope": scope})
+    if scope == "user":
+        move_to_own(store, chunk_id)
     return chunk
 
 
@@ -190,3 +199,33 @@ def remember_memory(store, content: str, *, chunk_type=None, tags=None, conversa
     for old in supersedes:
         supersede(store, old, chunks[0].id)
     return chunks
+
+
+# ---------------------------------------------------------------- the person's own memory beside a team's
+# What is about the person (scope user) never goes into a memory folder a team shares through its repository
+# (`install --memory-in-project`, `rlm-mem share`): a memory root inside a git work tree. It goes to the person's own
+# root (context/location.own_root), theirs alone, which `rlm-mem sync` carries to their other machines.
+def own_store_beside(store) -> ChunkStore | None:
+    """The person's own store when `store` is a project's memory shared through git (another folder), else None."""
+    root, _ = own_root()
+    if os.path.realpath(root) == os.path.realpath(store.root) or not access.in_git_repository(store.root):
+        return None
+    return ChunkStore(root, actor=store.actor, lock_timeout=store.lock_timeout)
+
+
+def move_to_own(store, chunk_id: str) -> ChunkStore | None:
+    """Move a memory out of a project's shared folder into the person's own store (same id, same history); the
+    shared folder deletes it for good. Returns the own store, or None when `store` is not a shared folder."""
+    own = own_store_beside(store)
+    if own is None:
+        return None
+    data = store.layout.read_chunk(chunk_id, include_archived=True)
+    if data is None:
+        return None
+    archived = store.layout.is_archived(chunk_id)
+    with writing(own.layout, lock_timeout=own.lock_timeout) as session:
+        session.write_archived(data) if archived else session.write(data)
+    audit(own.root, "create", chunk_id, actor=store.actor, reason="moved from a project's shared memory: it is "
+          "about you (scope user)")
+    store.delete_chunk(chunk_id, permanent=True, reason="moved to the person's own memory (scope user)")
+    return own

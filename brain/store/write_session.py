@@ -27,6 +27,7 @@ from json import dumps
 from json.encoder import encode_basestring
 from pathlib import Path
 
+from brain.cpython.fast import sqlite3
 from brain.index import search_index
 from brain.index.fingerprint import month_fingerprint
 from brain.store.chunk import month_of, validate_chunk_id
@@ -34,7 +35,6 @@ from brain.store.links import count_tag_rows, referrers
 from brain.util import fastjson
 from brain.util.errors import StoreUnwritable
 from brain.util.files import BatchWriter, atomic_write_encoded, store_lock
-from brain.util.sqlite import sqlite3
 
 log = logging.getLogger("rlm_mem")
 _CACHE = "-65536"  # KiB
@@ -106,6 +106,7 @@ class WriteSession:
         self._chunks, self._archive = os.fspath(layout.chunks_dir), os.fspath(layout.archive_dir)
         self._checked: set = set()  # chunk folders found free of links in this session
         self.replaced = None
+        self.mtimes: dict = {}
         try:
             self.conn, self.replaced = search_index.connect_for_writing(layout.root)
             if self.replaced:
@@ -291,6 +292,7 @@ class WriteSession:
         if self.batch is not None:  # every file of this batch is durable before anything reports it saved
             try:
                 mtimes = self.batch.finish()
+                self.mtimes = mtimes  # path -> mtime of each file the batch wrote (brain/sync seeds its scan)
             except OSError as exc:
                 self.abort(discard_new=True)
                 raise StoreUnwritable(f"nothing was saved: cannot write the new chunk files: "

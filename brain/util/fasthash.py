@@ -1,15 +1,10 @@
-"""sha1/sha256 without loading OpenSSL: `hashlib` costs ~2.5 ms at start-up, the built-in C modules almost nothing.
+"""sha1/sha256 without loading OpenSSL on the hooks' path: `hashlib` costs every hook ~2.5 ms at start-up
+(bench/private_imports.py), CPython's own sha256 (brain/cpython/fast) almost nothing.
 
 Same digests as hashlib. sha256 is on the hooks' hot path (project ids, fence nonces); sha1 (content hashes,
-queue names: writers) loads its C module on first use, so the prompt hook never pays for it.
+queue names: writers) loads hashlib on first use, so the prompt hook never pays for it.
 """
-try:
-    from _sha256 import sha256  # CPython <= 3.11
-except ImportError:  # pragma: no cover - depends on the interpreter
-    try:
-        from _sha2 import sha256  # CPython >= 3.12
-    except ImportError:
-        from hashlib import sha256
+from brain.cpython.fast import sha256
 
 _sha1 = None
 
@@ -18,10 +13,7 @@ def sha1(data: bytes = b""):
     """A sha1 hash object of `data`, as hashlib.sha1(data)."""
     global _sha1
     if _sha1 is None:
-        try:
-            from _sha1 import sha1 as _sha1  # on first use: the prompt hook never hashes with sha1
-        except ImportError:  # pragma: no cover
-            from hashlib import sha1 as _sha1  # an interpreter without the C module
+        from hashlib import sha1 as _sha1  # on first use: writers only; the prompt hook never hashes with sha1
     return _sha1(data)
 
 

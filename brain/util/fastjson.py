@@ -1,46 +1,35 @@
 """JSON for the hooks' hot path without importing `json`.
 
-`import json` pulls in `re`, `enum` and friends: about 6 ms of a SessionStart hook whose whole budget is twice a
-bare interpreter start. The C accelerator `_json` that `json` itself uses can scan and quote strings on its own;
-this module wraps it. Errors are ValueError (malformed input makes `_json` load `json.decoder` for its error type,
-which only happens on bad input). Output matches `json.dumps(value, ensure_ascii=False)` for the plain values
-hooks write (dict, list, tuple, str, int, float, bool, None).
+`import json` pulls in `re`, `enum` and friends: about 5 ms of every hook (bench/private_imports.py), whose whole
+budget is twice a bare interpreter start. The C scanner and string quoting `json` itself uses (brain/cpython/fast)
+do the work; where they are missing, the json module does. Errors are ValueError. Output matches
+`json.dumps(value, ensure_ascii=False)` for the plain values hooks write (dict, list, tuple, str, int, float, bool,
+None).
 """
-import _json
+from brain.cpython.fast import json_quote as _quote
+from brain.cpython.fast import json_scan as _scan
 
 _WS = " \t\n\r"
-
-
-class _Context:  # the attributes _json's scanner reads from a JSONDecoder
-    strict = True
-    object_hook = None
-    object_pairs_hook = None
-    parse_float = float
-    parse_int = int
-    parse_constant = float  # NaN, Infinity, -Infinity, as json does
-    memo = {}
-
-
-_scan = _json.make_scanner(_Context())
-_quote = _json.encode_basestring
 
 
 def loads(text):
     if isinstance(text, (bytes, bytearray)):
         text = bytes(text).decode("utf-8")
+    if _scan is None:
+        return _public().loads(text)
     start = len(text) - len(text.lstrip(_WS))
     try:
         value, end = _scan(text, start)
     except StopIteration:
         raise ValueError("not JSON") from None
-    finally:
-        _Context.memo.clear()
     if text[end:].strip(_WS):
         raise ValueError("extra data after the JSON value")
     return value
 
 
 def dumps(value) -> str:
+    if _quote is None:
+        return _public().dumps(value, ensure_ascii=False)
     if isinstance(value, str):
         return _quote(value)
     if value is None:
@@ -60,3 +49,9 @@ def dumps(value) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(dumps(v) for v in value) + "]"
     raise TypeError(f"cannot encode {type(value).__name__} as JSON")
+
+
+def _public():
+    import json  # an interpreter without the C scanner: the public module, loaded on first use
+
+    return json

@@ -17,9 +17,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from brain.cpython.fast import sqlite3
 from brain.store.chunk_store import ChunkStore
 from brain.util.errors import ChunkNotFound, InvalidChunkId, RlmMemError, StoreBusy, StoreUnwritable
-from brain.util.sqlite import sqlite3
 from brain.web import lists, narrative_page
 from brain.web.html import el, href, page
 from brain.web.memory_page import DONE, find, memory

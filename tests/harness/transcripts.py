@@ -1,18 +1,22 @@
 """Write Claude Code session transcripts in the real JSONL shape, from a compact description.
 
 A session is a list of turns: `User("text")`, `Assistant("text", tools=[...])` with tool calls `Bash(command,
-output, ok)`, `Edit(path)`, `Write(path)`, `Read(path)`, `Todo([(content, status), ...])`. The writer emits what
-Claude Code 2.1.x writes: user and assistant records chained by `parentUuid`, assistant text and each `tool_use` as
-their own records, each tool result as a user record holding a `tool_result` block (and `toolUseResult`), with
-`sessionId`, `cwd`, `gitBranch`, `version` and timestamps a few seconds apart. Used by tests and by
-bench/coding_memory.py.
+output, ok)`, `Edit(path, old, new)`, `MultiEdit(path, [(old, new), ...])`, `Write(path, content)`,
+`NotebookEdit(path, cell_id, source, mode)`, `Read(path, output)`, `Todo([(content, status), ...])`. The writer
+emits what Claude Code 2.1.x writes: user and assistant records chained by `parentUuid`, assistant text and each
+`tool_use` as their own records, each tool result as a user record holding a `tool_result` block (and
+`toolUseResult`), with `sessionId`, `cwd`, `gitBranch`, `version` and timestamps a few seconds apart.
+Used by tests and by bench/coding_memory.py.
 """
+import hashlib
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 VERSION = "2.1.197"
 MODEL = "claude-sonnet-4-5"
+NOTEBOOK_RESULTS = {"replace": "Updated cell {cell} with {source}", "insert": "Inserted cell {cell} with {source}",
+                    "delete": "Deleted cell {cell}"}
 
 
 class User:
@@ -45,6 +49,30 @@ class Edit(Tool):
     def __init__(self, path: str, old: str = "", new: str = ""):
         super().__init__({"file_path": path, "old_string": old, "new_string": new},
                          f"The file {path} has been updated.")
+
+
+class MultiEdit(Tool):
+    """Several replacements in one file, applied in order (Claude Code's MultiEdit input: file_path, edits)."""
+
+    name = "MultiEdit"
+
+    def __init__(self, path: str, edits=()):
+        pairs = list(edits)
+        replaced = "".join(f'\n{n}. Replaced "{old[:50]}" with "{new[:50]}"' for n, (old, new) in enumerate(pairs, 1))
+        edits = [{"old_string": old, "new_string": new} for old, new in pairs]
+        super().__init__({"file_path": path, "edits": edits},
+                         f"Applied {len(edits)} edit{'s' if len(edits) != 1 else ''} to {path}:{replaced}")
+
+
+class NotebookEdit(Tool):
+    """One notebook cell replaced, inserted or deleted (Claude Code's NotebookEdit input: notebook_path, cell_id,
+    new_source, cell_type, edit_mode)."""
+
+    name = "NotebookEdit"
+
+    def __init__(self, path: str, cell_id: str, source: str = "", mode: str = "replace", cell_type: str = "code"):
+        super().__init__({"notebook_path": path, "cell_id": cell_id, "new_source": source, "cell_type": cell_type,
+                          "edit_mode": mode}, NOTEBOOK_RESULTS[mode].format(cell=cell_id, source=source))
 
 
 class Write(Tool):
@@ -106,7 +134,9 @@ def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_se
 
 
 def _assistant(content: list, stop_reason) -> dict:
-    return {"id": f"msg_{abs(hash(json.dumps(content))) % 10**12:012d}", "type": "message", "role": "assistant",
+    # from the content's digest, not hash(): the same history writes the same transcript in every run
+    digest = int.from_bytes(hashlib.sha256(json.dumps(content).encode()).digest()[:8], "big")
+    return {"id": f"msg_{digest % 10**12:012d}", "type": "message", "role": "assistant",
             "model": MODEL, "content": content, "stop_reason": stop_reason, "stop_sequence": None,
             "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 8000,
                       "output_tokens": 150, "service_tier": "standard"}}

@@ -1,0 +1,399 @@
+"""`rlm-mem sync`: a person's memory store kept the same on every machine through a git remote they own.
+
+One sync, under state/.sync.lock (one at a time per store):
+1. Commit what changed here (brain/sync/tracked.py's scan, under the store lock: no write is half done).
+2. Ask the remote for its main branch (`git ls-remote`); fetch it when it moved. An empty remote gets ours; a
+   remote whose main is not rlm-mem's (no rlm-mem-sync.json) is refused, and nothing is changed here.
+3. When the remote has what we lack: merge by rlm-mem's rules (brain/sync/merge.py), bring the files here to the
+   result in one write session (brain/sync/apply.py: only what differs; indexes updated in the same
+   transaction), then commit the result with both parents (or move to the remote's commit when they are equal).
+4. Push. A push refused because another machine pushed meanwhile starts again at 2 (a few rounds).
+A failure says so in one line and leaves the memory as it was, but for what a completed step committed; the
+last attempt is recorded in state/sync.json for the LiveHud and `rlm-mem doctor`. A sync killed at any point
+leaves whole files and git's atomic refs: the next sync finds what is left to do by the same comparisons.
+"""
+import os
+import shutil
+import socket
+import time
+
+from brain.index.access import in_git_repository
+from brain.store.build import TOMBSTONES
+from brain.store.chunk_store import ChunkStore
+from brain.store.write_session import writing
+from brain.sync import status as sync_status
+from brain.sync.apply import apply
+from brain.sync.git import BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url
+from brain.sync.merge import Merged, merge
+from brain.sync.tracked import (ARCHIVED, CHUNK, MARKER, MARKER_BYTES, RACY_NS, TOMBSTONE_PATH, Scan, chunk_id_of,
+                                kind_of, local_file, now_ns, read_canonical, save_cache, scan, tombstone_token)
+from brain.util.files import ensure_dir, owner_lock, read_bytes, store_lock, try_acquire
+from brain.util.timestamps import utc_now
+
+HEAD = f"refs/heads/{BRANCH}"
+ROUNDS = 4  # pushes refused because another machine pushed first, before giving up
+
+
+class NotRlmMemRemote(SyncError):
+    pass
+
+
+class SyncBusy(SyncError):
+    pass
+
+
+class SyncResult:
+    """What one sync did: files sent, memories received (written, deleted), log files extended, conflicts decided
+    by the rules, files held back (path -> why), the commit both sides now have, and how long it took."""
+
+    def __init__(self, remote: str):
+        self.remote, self.sent, self.received, self.deleted, self.logs = remote, 0, 0, 0, 0
+        self.conflicts, self.held, self.commit, self.seconds, self.set_up = 0, {}, None, 0.0, False
+        self.scan = None  # the last scan whose files are all committed (saved as the next sync's stat cache)
+
+    def to_dict(self) -> dict:
+        return {"remote": self.remote, "sent": self.sent, "received": self.received, "deleted": self.deleted,
+                "logs": self.logs, "conflicts": self.conflicts, "held": self.held, "commit": self.commit,
+                "seconds": round(self.seconds, 3), "set_up": self.set_up}
+
+    def summary(self) -> str:
+        parts = [f"sent {self.sent} file(s)", f"received {self.received} memory file(s)"]
+        if self.deleted:
+            parts.append(f"removed {self.deleted} memory(ies) deleted for good elsewhere")
+        if self.conflicts:
+            parts.append(f"{self.conflicts} memory(ies) changed on both sides (the later change kept; the other in "
+                         "the audit log)")
+        if self.held:
+            parts.append(f"held back {len(self.held)} file(s) rlm-mem did not write ({', '.join(sorted(self.held)[:3])})")
+        return f"synced with {self.remote}: " + ", ".join(parts)
+
+
+def _refuse_shared_folder(root) -> None:
+    if in_git_repository(root):
+        raise SyncError(f"the memory folder {root} is inside a git repository (a project's memory shared with its "
+                        "team: `rlm-mem share`); `rlm-mem sync` keeps your own memory, in a repository of its own")
+
+
+def sync(root, *, remote: str | None = None, background: bool = False, lock_timeout: float = 120) -> SyncResult:
+    """Sync the store at `root` with its remote (`remote` sets it up, or changes it). SyncError says why not."""
+    started = time.monotonic()
+    root = os.fspath(root)
+    _refuse_shared_folder(root)
+    url = check_url(remote) if remote is not None else None
+    repo = Repository(sync_status.repo_path(root), background=background)
+    if url is None and (not repo.exists() or not repo.remote_url()):
+        raise SyncError("sync is not set up for this memory: run `rlm-mem sync --remote URL` once (a private "
+                        "repository of yours, or a bare one on your own server)")
+    ensure_dir(os.path.join(root, "state"))
+    lock = owner_lock(os.path.join(root, "state", sync_status.LOCK_FILE), 0 if background else lock_timeout)
+    if not try_acquire(lock):
+        raise SyncBusy("another sync of this memory is running; it carries these changes too")
+    try:
+        created = not repo.exists()
+        if created:
+            repo.init()
+        repo.remove_stale_locks()
+        previous, before = sync_status.read_status(root), repo.remote_url()
+        if url is not None:
+            repo.set_remote(url)
+        url = repo.remote_url()
+        known = bool(previous.get("synced")) and previous.get("remote") == url
+        status = {"remote": url, "attempted": utc_now(), "attempted_at": time.time(),
+                  "synced": previous.get("synced") if previous.get("remote") == url else None}
+        result = SyncResult(url)
+        result.set_up = created or url != previous.get("remote")
+        try:
+            try:
+                _run(ChunkStore(root), repo, result, known=known)
+            finally:
+                if result.scan is not None:
+                    save_cache(root, result.scan)
+        except NotRlmMemRemote as exc:
+            if result.set_up:  # a first try at this remote: nothing of it stays
+                repo.set_remote(before) if before else repo.unset_remote()
+                if created:
+                    shutil.rmtree(repo.path, ignore_errors=True)
+                    _remove_quietly(os.path.join(root, "state", sync_status.FILES_CACHE))
+                raise
+            _record_failure(root, status, result, exc)
+            raise
+        except GitFailed as exc:
+            failure = SyncError(f"{exc}; what is new here waits for the next sync")
+            _record_failure(root, status, result, failure)
+            raise failure from None
+        except Exception as exc:  # a busy or unwritable store, offline...: recorded for the LiveHud and doctor
+            _record_failure(root, status, result, exc)
+            raise
+        result.seconds = time.monotonic() - started
+        status.update(error=None, synced=utc_now(), synced_at=time.time(), commit=result.commit,
+                      held=sorted(result.held)[:20])
+        sync_status.write_status(root, status)
+        return result
+    finally:
+        lock.release()
+
+
+def _record_failure(root, status: dict, result: SyncResult, error: Exception) -> None:
+    status.update(error=str(error) or type(error).__name__, held=sorted(result.held)[:20])
+    try:
+        sync_status.write_status(root, status)
+    except OSError:
+        pass  # an unwritable store: the error itself is what the person sees
+
+
+def _run(store, repo, result: SyncResult, *, known: bool) -> None:
+    with store_lock(store.root, store.lock_timeout):
+        ours, _ = _commit_local(store, repo, result)
+    for _ in range(ROUNDS):
+        remote_head, has_refs = repo.remote_head()
+        theirs, merged = None, False
+        if remote_head is None:
+            if has_refs and not known:
+                raise NotRlmMemRemote(f"{repo.remote_url()} is not empty and has no `{BRANCH}` branch of rlm-mem's; "
+                                      "give an empty repository of your own (nothing was changed here)")
+        else:
+            if repo.resolve(REMOTE_REF) != remote_head:
+                repo.fetch()
+            theirs = repo.resolve(REMOTE_REF)
+            theirs_tree = repo.listing(theirs)
+            _check_marker(repo, theirs_tree)
+            if not repo.is_ancestor(theirs, ours):
+                ours, merged = _merge_in(store, repo, ours, theirs, theirs_tree, result), True
+        if not merged:  # (a merge brings the store to its result, lost files included)
+            _bring_back(store, repo, ours, result)
+        if ours == theirs or repo.push(ours):
+            result.commit = ours
+            before, after = repo.listing(theirs), repo.listing(ours)
+            result.sent += sum(1 for p in set(before) | set(after) if before.get(p) != after.get(p) and p != MARKER)
+            break
+    else:
+        raise SyncError(f"the remote kept changing while this sync ran ({ROUNDS} rounds); run `rlm-mem sync` again")
+    store.sync_derived()  # what a killed sync wrote and did not index
+
+
+def _check_marker(repo, tree: dict) -> None:
+    if tree.get(MARKER) != blob_id(MARKER_BYTES):
+        raise NotRlmMemRemote(f"{repo.remote_url()} holds something other than rlm-mem memory (its `{BRANCH}` "
+                              f"branch has no {MARKER}); give an empty repository of your own (nothing was changed "
+                              "here)")
+
+
+def _local_tombstones(root) -> set:
+    try:
+        text = read_bytes(os.path.join(os.fspath(root), "state", TOMBSTONES)).decode("utf-8", errors="replace")
+    except OSError:
+        return set()
+    return {t for t in text.split() if tombstone_token(t)}
+
+
+def compose(root, tree: dict, local) -> dict:
+    """The tree to commit: `tree` with the files here as they are. A memory missing here stays in it (a file lost
+    is brought back by the next merge) unless it was deleted for good or moved (archived, restored); a log
+    missing here stays too. A file held back keeps the version `tree` has."""
+    out = dict(tree)
+    out.update(local.tree)
+    out.setdefault(MARKER, blob_id(MARKER_BYTES))
+    here = {chunk_id_of(p) for p in local.tree if kind_of(p) in (CHUNK, ARCHIVED)}
+    buried = _local_tombstones(root)
+    for path in list(out):
+        if path in local.tree or path in local.held or kind_of(path) not in (CHUNK, ARCHIVED):
+            continue
+        cid = chunk_id_of(path)
+        if cid in buried or cid in here:
+            del out[path]
+    return out
+
+
+def _changes(repo, root, first: dict, target: dict, local, new: dict) -> dict:
+    """path -> bytes, blob id or None (removed) turning the tree `first` into `target`."""
+    changes = {p: None for p in first if p not in target}
+    reuse = {}
+    for path, oid in target.items():
+        if first.get(path) == oid:
+            continue
+        data = local.fresh.get(path) if local.tree.get(path) == oid else None
+        data = new.get(oid) if data is None else data
+        if data is None and path == MARKER:
+            data = MARKER_BYTES
+        if data is not None:
+            changes[path] = data
+        else:
+            reuse[path] = oid
+    present = repo.present(reuse.values())
+    for path, oid in reuse.items():
+        if oid in present:
+            changes[path] = oid
+            continue
+        data, _ = read_canonical(local_file(root, path), kind_of(path), path)  # the stat cache's: read again
+        if data is not None:
+            changes[path] = data
+        elif path in first:
+            changes.pop(path, None)  # unreadable now: the parent's version stays
+    return changes
+
+
+def _applied(tree: dict, changes: dict) -> dict:
+    """The tree `changes` (path -> bytes, blob id or None) make of `tree`."""
+    out = dict(tree)
+    for path, value in changes.items():
+        if value is None:
+            out.pop(path, None)
+        else:
+            out[path] = blob_id(value) if isinstance(value, bytes) else value
+    return out
+
+
+def _commit(store, repo, result, *, parents: list, tree: dict | None = None, new: dict | None = None,
+            message: str) -> tuple:
+    """Scan the files here and commit `tree` (default: the first parent's) with them: (commit, scan). No commit
+    when nothing changed and there is one parent."""
+    first = repo.listing(parents[0]) if parents else {}
+    local = scan(store.root, result.scan)
+    result.held.update(local.held)
+    target = compose(store.root, first if tree is None else tree, local)
+    changes = _changes(repo, store.root, first, target, local, new or {})
+    head = parents[0] if parents else None
+    if changes or len(parents) != 1:
+        head = repo.commit(parents=parents, changes=changes, message=message, when=time.time())
+        repo.remember_listing(head, _applied(first, changes))
+    result.scan = local  # its blob ids are all committed now: the next scan's cache
+    return head, local
+
+
+def _commit_local(store, repo, result) -> tuple:
+    """Commit what changed here since the last commit (the caller holds the store lock): (head, scan)."""
+    head = repo.resolve(HEAD)
+    return _commit(store, repo, result, parents=[head] if head else [],
+                   message=f"rlm-mem: memory of {socket.gethostname()}")
+
+
+def _merge_in(store, repo, ours: str, theirs: str, theirs_tree: dict, result: SyncResult) -> str:
+    """Merge the remote's commit into ours, here and in the repository; returns the new head."""
+    with writing(store.layout, lock_timeout=store.lock_timeout, bulk=True) as session:
+        ours, local = _commit_local(store, repo, result)  # written since step 1 (the lock was free meanwhile)
+        base = repo.merge_base(ours, theirs)
+        merged = merge(repo.listing(base), repo.listing(ours), theirs_tree, repo.blobs)
+        applied = apply(session, store, merged, local, repo.blobs)
+    result.received += len(applied.written)
+    result.deleted += len(applied.deleted)
+    result.logs += len(applied.logs)
+    result.conflicts += applied.conflicts
+    result.held.update(merged.rejected)
+    result.held.update(applied.skipped)
+    with store_lock(store.root, store.lock_timeout):
+        local = scan(store.root, _seeded(store, result.scan, applied.live, session.mtimes))
+        target = compose(store.root, merged.tree, local)
+        if target == theirs_tree:  # nothing here the remote lacks: take its commit as it is
+            repo.set_ref(HEAD, theirs)
+            result.scan = local
+            head = theirs
+        else:
+            parents = [theirs] if repo.is_ancestor(ours, theirs) else [ours, theirs]
+            head, _ = _commit(store, repo, result, parents=parents, tree=merged.tree, new=merged.new,
+                              message=f"rlm-mem: merge on {socket.gethostname()}")
+    if applied.deleted:
+        store.purge_derived(*applied.deleted)
+    return head
+
+
+def _bring_back(store, repo, head: str, result: SyncResult) -> None:
+    """Files the commit holds and the store lacks without a tombstone (a memory file lost, one `doctor --repair`
+    set aside, a log removed) are written back from it; a merge does the same, this is for a sync without one."""
+    committed = repo.listing(head)
+    local = result.scan
+    if local is None or not any(p not in local.tree and p not in local.held and kind_of(p) is not None
+                                and p != TOMBSTONE_PATH for p in committed):
+        return
+    target = Merged()
+    target.tree, target.tombstones = committed, _local_tombstones(store.root)
+    with writing(store.layout, lock_timeout=store.lock_timeout, bulk=True) as session:
+        applied = apply(session, store, target, scan(store.root, local), repo.blobs)
+    result.received += len(applied.written)
+
+
+def _seeded(store, previous, written: dict, mtimes: dict):
+    """The stat cache for the scan after an apply: the memory files it wrote are known without reading them again
+    (a first pull writes thousands) when they are still the files written (their mtime unchanged: another writer
+    since would have replaced them). Entries cached before that are close to their scan's time drop out, to be
+    read again: the cache's time moves on to now."""
+    out = Scan(now_ns())
+    out.files = {p: e for p, e in previous.files.items() if e[1] < previous.taken - RACY_NS}
+    for path, oid in written.items():
+        local = local_file(store.root, path)
+        try:
+            st = os.stat(local)
+        except OSError:
+            continue
+        if mtimes.get(local) == st.st_mtime_ns:
+            out.files[path] = [st.st_size, st.st_mtime_ns, oid, 0]
+    return out
+
+
+def sync_state(root) -> dict:
+    """Where sync stands, without the network: set up or not, the remote, the last attempt and its error,
+    commits not pushed, files changed here since the last commit, files held back."""
+    root = os.fspath(root)
+    status = sync_status.read_status(root)
+    repo = Repository(sync_status.repo_path(root))
+    if not repo.exists() or not repo.remote_url():
+        return {"configured": False}
+    head, pushed = repo.resolve(HEAD), repo.resolve(REMOTE_REF)
+    unpushed = repo.count(f"{pushed}..{head}") if head and pushed else (1 if head else 0)
+    local = scan(root)
+    committed = repo.listing(head)
+    now = compose(root, committed, local)
+    changed = sum(1 for p in set(now) | set(committed) if now.get(p) != committed.get(p))
+    return {"configured": True, "remote": repo.remote_url(), "synced": status.get("synced"),
+            "attempted": status.get("attempted"), "error": status.get("error"), "unpushed_commits": unpushed,
+            "changed_files": changed, "held": local.held}
+
+
+def health(root) -> tuple:
+    """What `rlm-mem doctor` says about sync: (problems as (code, message, path), notes). Sync behind (its last
+    attempt failed) is a problem, as is a file held back from it; changes waiting for the next sync are a note."""
+    try:
+        state = sync_state(root)
+    except SyncError as exc:  # git missing: say so, the memory itself is fine
+        return [("sync_behind", f"sync is set up but cannot be checked: {exc}", None)], []
+    if not state.get("configured"):
+        return [], []
+    problems, notes = [], []
+    if state.get("error"):
+        problems.append(("sync_behind", f"sync is behind: the last sync ({state.get('attempted')}) failed: "
+                         f"{state['error']} (last synced {state.get('synced') or 'never'}; `rlm-mem sync` tries "
+                         "again)", None))
+    for path, why in sorted(state.get("held", {}).items()):
+        problems.append(("sync_held", f"is held back from sync: {why} (rewrite it with `rlm-mem update`, or "
+                         "delete it)", path))
+    waiting = state["changed_files"] + state["unpushed_commits"]
+    if waiting:
+        notes.append(f"sync: {state['changed_files']} file(s) changed here and {state['unpushed_commits']} "
+                     f"commit(s) wait for the next sync with {state['remote']}")
+    return problems, notes
+
+
+def stop_sync(root) -> bool:
+    """Stop syncing this store: its sync repository and records go; the memory stays as it is."""
+    root = os.fspath(root)
+    path = sync_status.repo_path(root)
+    existed = os.path.isdir(path)
+    lock = owner_lock(os.path.join(root, "state", sync_status.LOCK_FILE), 30)
+    if not try_acquire(lock):
+        raise SyncBusy("a sync of this memory is running; try again when it is done")
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+        for name in (sync_status.STATUS_FILE, sync_status.FILES_CACHE):
+            _remove_quietly(os.path.join(root, "state", name))
+    finally:
+        lock.release()
+    return existed
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+__all__ = ["sync", "sync_state", "health", "stop_sync", "SyncError", "SyncResult", "GitFailed"]

@@ -1,0 +1,316 @@
+"""git, as sync uses it: rlm-mem's own bare repository in <root>/sync, never a work tree.
+
+Git never writes into the memory folder itself: commits are made with `git fast-import` from bytes sync has read
+and checked (brain/sync/tracked.py), and what a pull brings is read with `git cat-file` and written by rlm-mem
+through its own writers. So no merge of git's ever runs and no conflict marker can exist.
+
+Every git process dies with the process that started it (a killed sync leaves no git behind to race the next
+one), never asks on a terminal when run in the background, and is given a time limit for the network. The
+remote's URL is git's to keep (its config of this repository); credentials are git's business: a URL that
+carries a password or a token is refused before anything stores it (`check_url`).
+"""
+import os
+import shutil
+import subprocess
+import sys
+from urllib.parse import urlsplit
+
+from brain.safety.redact import redact
+from brain.util.errors import RlmMemError
+from brain.util.fasthash import sha1
+from brain.util.lifetime import die_with
+
+BRANCH = "main"
+REMOTE_REF = f"refs/remotes/origin/{BRANCH}"
+NETWORK_TIMEOUT = float(os.environ.get("RLM_MEM_SYNC_TIMEOUT", "120"))  # seconds a fetch or push may take
+LOCAL_TIMEOUT = 600  # a git command that does not touch the network (a first commit of 100,000 files included)
+IDENTITY = "rlm-mem <sync@rlm-mem.invalid>"
+
+
+class SyncError(RlmMemError):
+    """A sync that could not be done; the message is one line saying why and what is left as it was."""
+
+
+class GitFailed(SyncError):
+    """A git command that failed: `stderr` is git's own words."""
+
+    def __init__(self, message: str, stderr: str = ""):
+        super().__init__(message)
+        self.stderr = stderr
+
+
+def blob_id(data: bytes) -> str:
+    """The id git gives a blob of these bytes (what `git hash-object` prints)."""
+    return sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def check_url(url: str) -> str:
+    """The URL, stripped; SyncError when it carries a password or a token (git's credential helper or SSH keys
+    keep those, never a file of rlm-mem's) or is not something git can reach."""
+    url = (url or "").strip()
+    if not url or any(ch.isspace() or ord(ch) < 32 for ch in url):
+        raise SyncError("give the remote as a URL or path git can reach (https://host/you/memory.git, "
+                        "git@host:you/memory.git or /path/to/memory.git)")
+    if "://" in url:
+        parts = urlsplit(url)
+        if parts.password is not None or (parts.username and redact(parts.username) != parts.username):
+            raise SyncError("the remote URL carries a password or token; rlm-mem does not store credentials: give "
+                            "the URL without it and let git's credential helper or SSH keep it "
+                            f"({parts.scheme}://{parts.hostname or ''}{parts.path})")
+    if redact(url) != url:
+        raise SyncError("the remote URL holds something that looks like a secret; give it without (git's credential "
+                        "helper or SSH keeps credentials)")
+    return url
+
+
+def _environment(background: bool) -> dict:
+    env = dict(os.environ)
+    for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE",
+                 "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CEILING_DIRECTORIES"):
+        env.pop(name, None)  # a hook or a shell may have set them for another repository
+    if background:  # nobody to answer: git and ssh must fail rather than wait for a password or a host key
+        env.update(GIT_TERMINAL_PROMPT="0")
+        env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    env.update(LC_ALL="C")  # git's messages are read for their words (a refused push)
+    return env
+
+
+def _dying_with_caller() -> tuple:
+    """(argv prefix, preexec_fn) that make a git process die with the process that started it (Linux's
+    PR_SET_PDEATHSIG): util-linux's `setpriv --pdeathsig` when there is one (a preexec function would make Python
+    fork the whole process, ~45 ms a command for a sync holding 10,000 memories), else the function."""
+    if not sys.platform.startswith("linux"):
+        return (), None
+    setpriv = shutil.which("setpriv")
+    if setpriv:
+        return (setpriv, "--pdeathsig", "KILL", "--"), None
+    parent = os.getpid()
+    return (), lambda: die_with(parent)
+
+
+class Repository:
+    """The bare repository at `path` (created by `init`)."""
+
+    def __init__(self, path, *, background: bool = False):
+        self.path = os.fspath(path)
+        self.env = _environment(background)
+        self.prefix, self.preexec = _dying_with_caller()
+        self._url = None
+        self._listings: dict = {}  # commit -> its listing (a commit never changes)
+
+    # ------------------------------------------------------------ running git
+    def _argv(self, args) -> list:
+        hooks = os.path.join(self.path, "no-hooks")  # never the person's global hooks on rlm-mem's own pushes
+        return [*self.prefix, "git", f"--git-dir={self.path}", "-c", f"core.hooksPath={hooks}", "-c",
+                "core.quotePath=false", *args]
+
+    def run(self, *args, input: bytes | None = None, timeout: float = LOCAL_TIMEOUT, check: bool = True,
+            what: str | None = None) -> subprocess.CompletedProcess:
+        """Run git; GitFailed (with git's last line) when it fails and `check`."""
+        try:
+            done = subprocess.run(self._argv(args), input=input, capture_output=True, env=self.env, cwd=self.path,
+                                  timeout=timeout, preexec_fn=self.preexec)
+        except subprocess.TimeoutExpired:
+            raise GitFailed(f"{what or 'git ' + args[0]} did not finish within {timeout:.0f} s", "timed out") \
+                from None
+        except FileNotFoundError:
+            raise SyncError("git is not installed (sync runs git: install it and try again)") from None
+        if check and done.returncode != 0:
+            stderr = done.stderr.decode("utf-8", errors="replace")
+            raise GitFailed(f"{what or 'git ' + args[0]} failed: {last_line(stderr)}", stderr)
+        return done
+
+    # ------------------------------------------------------------ the repository
+    def exists(self) -> bool:
+        return os.path.isfile(os.path.join(self.path, "HEAD"))
+
+    def init(self) -> None:
+        """A bare repository whose files only the owner may read (memories are personal)."""
+        os.makedirs(self.path, mode=0o700, exist_ok=True)
+        self.run("init", "--quiet", "--bare", "--shared=0600", self.path)
+        self.run("symbolic-ref", "HEAD", f"refs/heads/{BRANCH}")
+        self.run("config", "gc.autoDetach", "false")  # no git left running after a sync returns
+
+    def remove_stale_locks(self) -> list:
+        """Lock files a killed git left behind (the caller holds the sync lock, and every git of an earlier sync
+        died with it): without this, every later command would fail on them."""
+        removed = []
+        for folder, _, names in os.walk(self.path):
+            if os.path.relpath(folder, self.path).split(os.sep)[0] == "objects":
+                continue
+            for name in names:
+                if name.endswith(".lock"):
+                    try:
+                        os.unlink(os.path.join(folder, name))
+                        removed.append(name)
+                    except OSError:
+                        pass
+        return removed
+
+    def remote_url(self) -> str | None:
+        if self._url is None:
+            done = self.run("config", "--get", "remote.origin.url", check=False)
+            self._url = done.stdout.decode("utf-8", errors="replace").strip() if done.returncode == 0 else ""
+        return self._url or None
+
+    def set_remote(self, url: str) -> None:
+        self.run("config", "remote.origin.url", check_url(url))
+        self._url = None
+
+    def unset_remote(self) -> None:
+        self.run("config", "--unset", "remote.origin.url", check=False)
+        self._url = None
+
+    def resolve(self, ref: str) -> str | None:
+        done = self.run("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+        return done.stdout.decode().strip() or None if done.returncode == 0 else None
+
+    def set_ref(self, ref: str, commit: str) -> None:
+        self.run("update-ref", ref, commit)
+
+    def merge_base(self, first: str, second: str) -> str | None:
+        done = self.run("merge-base", first, second, check=False)
+        return done.stdout.decode().strip() or None if done.returncode == 0 else None
+
+    def is_ancestor(self, older: str, newer: str) -> bool:
+        return self.run("merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
+
+    def listing(self, commit: str | None) -> dict:
+        """path -> blob id of every file of a commit's tree ({} for None)."""
+        if commit is None:
+            return {}
+        if commit in self._listings:
+            return dict(self._listings[commit])
+        out = {}
+        for entry in self.run("ls-tree", "-r", "-z", "--full-tree", commit).stdout.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, path = entry.partition(b"\t")
+            mode, kind, oid = meta.split(b" ")
+            if kind == b"blob":
+                out[path.decode("utf-8", errors="surrogateescape")] = oid.decode()
+        self._listings[commit] = dict(out)
+        return out
+
+    def remember_listing(self, commit: str, tree: dict) -> None:
+        """The listing of a commit just made from `tree` (saves asking git for it again)."""
+        self._listings[commit] = dict(tree)
+
+    def blobs(self, oids) -> dict:
+        """blob id -> bytes, read in one `git cat-file --batch`."""
+        oids = list(dict.fromkeys(oids))
+        if not oids:
+            return {}
+        out, raw = {}, self.run("cat-file", "--batch", input="".join(f"{o}\n" for o in oids).encode()).stdout
+        at = 0
+        for oid in oids:
+            end = raw.index(b"\n", at)
+            header = raw[at:end].split(b" ")
+            at = end + 1
+            if len(header) < 3:  # "<oid> missing"
+                continue
+            size = int(header[2])
+            out[oid] = raw[at:at + size]
+            at += size + 1
+        return out
+
+    def present(self, oids) -> set:
+        """Which of these objects the repository holds (one `git cat-file --batch-check`)."""
+        oids = list(dict.fromkeys(oids))
+        if not oids:
+            return set()
+        out = self.run("cat-file", "--batch-check", input="".join(f"{o}\n" for o in oids).encode()).stdout
+        return {line.split(" ")[0] for line in out.decode().splitlines() if not line.endswith(" missing")}
+
+    def count(self, revisions: str) -> int:
+        done = self.run("rev-list", "--count", revisions, check=False)
+        return int(done.stdout.decode().strip() or 0) if done.returncode == 0 else 0
+
+    def commit(self, *, parents: list, changes: dict, message: str, when: int) -> str:
+        """A commit of the first parent's tree changed by `changes` (path -> bytes, a blob id to reuse, or None to
+        remove), with these parents, made by fast-import and put on refs/heads/main. Returns its id."""
+        ref = f"refs/heads/{BRANCH}"
+        head = [f"reset {ref}", f"commit {ref}", f"committer {IDENTITY} {int(when)} +0000"]
+        body = message.encode("utf-8")
+        parts = ["\n".join(head).encode() + b"\n" + b"data %d\n" % len(body) + body + b"\n"]
+        for i, parent in enumerate(parents):
+            parts.append(f"{'from' if i == 0 else 'merge'} {parent}\n".encode())
+        for path, value in sorted(changes.items()):
+            quoted = _quoted(path)
+            if value is None:
+                parts.append(b"D " + quoted + b"\n")
+            elif isinstance(value, str):
+                parts.append(b"M 100644 " + value.encode() + b" " + quoted + b"\n")
+            else:
+                parts.append(b"M 100644 inline " + quoted + b"\n" + b"data %d\n" % len(value) + value + b"\n")
+        parts.append(b"\ndone\n")
+        self.run("fast-import", "--quiet", "--done", "--force", input=b"".join(parts), what="writing the commit")
+        return self.resolve(ref)
+
+    # ------------------------------------------------------------ the network
+    def remote_head(self) -> tuple:
+        """(the remote's main commit or None, whether the remote has any ref at all)."""
+        done = self.run("ls-remote", "origin", timeout=NETWORK_TIMEOUT, check=False, what="reaching the remote")
+        if done.returncode != 0:
+            stderr = done.stderr.decode("utf-8", errors="replace")
+            raise GitFailed(f"cannot reach the remote: {last_line(stderr)}", stderr)
+        head, refs = None, 0
+        for line in done.stdout.decode("utf-8", errors="replace").splitlines():
+            oid, _, name = line.partition("\t")
+            refs += 1
+            if name == f"refs/heads/{BRANCH}":
+                head = oid
+        return head, refs > 0
+
+    def fetch(self) -> None:
+        self.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin",
+                 f"+refs/heads/{BRANCH}:{REMOTE_REF}", timeout=NETWORK_TIMEOUT, what="fetching from the remote")
+
+    def push(self, commit: str) -> bool:
+        """Push `commit` as the remote's main: True, or False when the remote moved on since it was fetched (a
+        push another machine made meanwhile); GitFailed for anything else."""
+        done = self.run("push", "--quiet", "--porcelain", "origin", f"{commit}:refs/heads/{BRANCH}",
+                        timeout=NETWORK_TIMEOUT, check=False, what="pushing to the remote")
+        if done.returncode == 0:
+            self.set_ref(REMOTE_REF, commit)
+            return True
+        said = (done.stdout + done.stderr).decode("utf-8", errors="replace")
+        if any(words in said for words in MOVED_ON):
+            return False
+        raise GitFailed(f"the remote refused the push ({_refusal(said)})", said)
+
+
+# What git says when the remote's branch moved between our fetch and our push (another machine pushed first; on a
+# local or ssh remote the two pushes may also meet at the ref's lock): fetch, merge and push again.
+MOVED_ON = ("(fetch first)", "(non-fast-forward)", "cannot lock ref", "but expected")
+
+
+def _refusal(said: str) -> str:
+    """Why a push was refused, in the remote's words: the rejection's reason and the server's first message."""
+    reason, server = None, None
+    for line in said.splitlines():
+        line = line.strip()
+        if "rejected]" in line and "(" in line:
+            reason = reason or line[line.index("(") + 1:].rstrip(")")
+        elif line.startswith("remote: ") and line[8:].strip():
+            server = server or line[8:].strip()
+    found = "; ".join(p for p in (reason, server) if p) or last_line(said)
+    return redact(found)[:200]
+
+
+def _quoted(path: str) -> bytes:
+    """A path as fast-import reads it (C-style quoted when it needs to be)."""
+    raw = path.encode("utf-8")
+    if not any(c in raw for c in b'"\\\n') and not raw.startswith(b'"'):
+        return raw
+    return b'"' + raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") + b'"'
+
+
+def last_line(stderr: str) -> str:
+    """git's most telling line: its last non-empty one, without the "fatal: " prefix, redacted and short."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    line = lines[-1] if lines else "no message"
+    for prefix in ("fatal: ", "error: ", "remote: "):
+        if line.startswith(prefix):
+            line = line[len(prefix):]
+    return redact(line)[:200]

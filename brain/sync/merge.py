@@ -1,0 +1,249 @@
+"""The merge rules: two machines' versions of the memory (and their common ancestor) to one, without conflict.
+
+By construction, per kind of file (brain/sync/tracked.py):
+- A memory is one file, so memories added on two machines never meet. A memory is merged as a whole (its live or
+  archived file): what only one side changed since the ancestor is taken from that side, field by field (content,
+  type, tags, links, pin, status, scope...); tags and each kind of link merge as sets (what either side added is
+  kept, what either side removed goes). A field both sides changed differently takes the value of the side
+  updated last (`metadata.updated`, then the larger blob id, so both machines decide alike) and the other value
+  is kept in the audit log (action `sync`, details.lost). Where it lives (chunks/ or archive/) merges the same
+  way: a forget or a restore on one machine travels.
+- A permanent delete wins: an id in either side's tombstones is gone from the result, whatever the other side did.
+  A memory missing on one side without a tombstone (a file lost, set aside by `doctor --repair`) is kept.
+- The audit log, the episode log and the tombstones merge by union (lines; episode entries), minus what speaks of
+  memories deleted for good (an episode entry, a kept losing version).
+- A file rlm-mem does not know keeps the side that changed it (ours when both did).
+"""
+import re
+
+from brain.store.validation import schema_errors
+from brain.sync.git import blob_id
+from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, archive_path, chunk_bytes, chunk_id_of,
+                                TOMBSTONE_PATH, entries, episode_text, kind_of, live_path, log_text,
+                                read_chunk)
+
+_ABSENT = object()
+_CONTENT = ("content", "tokens")  # changed together
+_MEMORY_ID = re.compile(r"\[(chunk-\d{4}-\d{2}-\d{2}-[0-9a-f]{8})\]")
+
+
+class Merged:
+    """The result: `tree` (path -> blob id), `new` (blob id -> bytes not yet in the repository), `chunks` (id ->
+    (location, chunk dict) for memories the merge made or took, None when deleted), `lost` (id -> the losing
+    values, for the audit log), `tombstones` (the union), `rejected` (path -> why a side's file was not used)."""
+
+    def __init__(self):
+        self.tree, self.new, self.chunks, self.lost, self.rejected = {}, {}, {}, {}, {}
+        self.tombstones: set = set()
+
+    def put(self, path: str, data: bytes) -> str:
+        oid = blob_id(data)
+        self.new.setdefault(oid, data)
+        self.tree[path] = oid
+        return oid
+
+
+def tombstone_set(raw: bytes | None) -> set:
+    return set(raw.decode("utf-8", errors="replace").split()) if raw else set()
+
+
+def merge(base: dict, ours: dict, theirs: dict, blobs) -> Merged:
+    """Merge three trees (path -> blob id; `base` {} when there is no common ancestor). `blobs(ids)` reads blob
+    contents (id -> bytes) from the repository. Costs what differs between the two sides (and a pass over the
+    paths): a pull of 10 memories into 10,000 reads about 10 memories."""
+    out = Merged()
+    differing = {p for p in set(ours) | set(theirs) if ours.get(p) != theirs.get(p)}
+    ids, other = set(), []
+    for path in differing:
+        kind = kind_of(path)
+        if kind in (CHUNK, ARCHIVED):
+            ids.add(chunk_id_of(path))
+        else:
+            other.append((path, kind))
+    wanted = {t.get(p) for t in (base, ours, theirs) for p, kind in other if kind in (AUDIT, EPISODE, BURIED)}
+    wanted |= {ours.get(TOMBSTONE_PATH), theirs.get(TOMBSTONE_PATH)}
+    wanted |= {t.get(p) for cid in ids for t in (base, ours, theirs) for p in (live_path(cid), archive_path(cid))}
+    content = blobs([oid for oid in wanted if oid])
+    out.tombstones = tombstone_set(content.get(ours.get(TOMBSTONE_PATH))) | \
+        tombstone_set(content.get(theirs.get(TOMBSTONE_PATH)))
+    out.tree = {p: oid for p, oid in ours.items() if p not in differing}  # the same on both sides
+    for path, kind in other:
+        _merge_file(out, path, kind, base.get(path), ours.get(path), theirs.get(path), content)
+    for cid in out.tombstones:
+        if cid.startswith("chunk-") and any(p in out.tree for p in (live_path(cid), archive_path(cid))):
+            out.tree.pop(live_path(cid), None)
+            out.tree.pop(archive_path(cid), None)
+            out.chunks[cid] = None
+    for cid in ids:
+        if cid in out.tombstones:
+            out.chunks[cid] = None
+            continue
+        _merge_memory(out, cid, [_side(t, cid, content, out) for t in (base, ours, theirs)])
+    return out
+
+
+# ---------------------------------------------------------------- memories
+def _side(tree: dict, cid: str, content: dict, out: Merged):
+    """(location, blob id, chunk dict) of a memory in one tree, or None. A file that is not a valid memory counts
+    as absent (and is reported)."""
+    for location, path in ((CHUNK, live_path(cid)), (ARCHIVED, archive_path(cid))):
+        oid = tree.get(path)
+        if oid is None:
+            continue
+        data, why = read_chunk(content.get(oid, b""), cid)
+        if data is None:
+            out.rejected[path] = why
+            continue
+        return location, oid, data
+    return None
+
+
+def _merge_memory(out: Merged, cid: str, sides) -> None:
+    base, ours, theirs = sides
+    same = (lambda a, b: (a and (a[0], a[1])) == (b and (b[0], b[1])))
+    if ours is None or theirs is None or same(ours, theirs) or same(ours, base) or same(theirs, base):
+        if same(ours, base) and theirs is not None:
+            chosen = theirs
+        elif same(theirs, base) and ours is not None:
+            chosen = ours
+        else:
+            chosen = ours or theirs  # one side lost it without a tombstone: the other's copy is kept
+        if chosen is None:
+            return
+        location, oid, data = chosen
+        out.tree[live_path(cid) if location == CHUNK else archive_path(cid)] = oid
+        if chosen is theirs:
+            out.chunks[cid] = (location, data)
+        return
+    winner, loser = (ours, theirs) if _newer(ours, theirs) else (theirs, ours)
+    data, lost = merge_fields(base and base[2], ours[2], theirs[2], winner is ours)
+    location = _pick(base and base[0], ours[0], theirs[0], winner[0])
+    if schema_errors("chunk", data):  # a combination the schema refuses: the newer memory whole
+        data, lost = winner[2], {"whole": loser[2]}
+    out.put(live_path(cid) if location == CHUNK else archive_path(cid), chunk_bytes(data))
+    out.chunks[cid] = (location, data)
+    if lost:
+        out.lost[cid] = {"lost": lost, "kept_updated": _updated(winner[2]), "lost_updated": _updated(loser[2])}
+
+
+def _updated(data: dict) -> str:
+    md = data["metadata"]
+    return md.get("updated") or md.get("created") or ""
+
+
+def _newer(first, second) -> bool:
+    """Whether `first` wins over `second`: updated later, or at the same second the larger blob id."""
+    return (_updated(first[2]), first[1]) > (_updated(second[2]), second[1])
+
+
+def _pick(base, ours, theirs, winner):
+    """Three-way choice of one value: the side that changed it, or the winner's when both did."""
+    if ours == theirs or theirs == base:
+        return ours
+    if ours == base:
+        return theirs
+    return winner
+
+
+def _set_merge(base, ours, theirs) -> list:
+    """Lists as sets: kept by both, or added by either; removed by either goes. Ours' order, then theirs'."""
+    base, ours, theirs = base or [], ours or [], theirs or []
+    kept = [x for x in ours if x in theirs or x not in base]
+    return kept + [x for x in theirs if x not in ours and x not in base and x not in kept]
+
+
+def _fields(data: dict | None) -> dict:
+    """A chunk as named fields: ("content",) for content and tokens, ("links", type), ("metadata", name), ...
+    (access counts left out: they are each machine's own)."""
+    if data is None:
+        return {}
+    out = {"content": (data.get("content"), data.get("tokens"))}
+    for name, value in data.items():
+        if name in ("content", "tokens", "links", "metadata", "id"):
+            continue
+        out[name] = value
+    for kind, targets in (data.get("links") or {}).items():
+        out[("links", kind)] = targets
+    for name, value in (data.get("metadata") or {}).items():
+        if name not in ("access_count", "last_accessed"):
+            out[("metadata", name)] = value
+    return out
+
+
+def merge_fields(base: dict | None, ours: dict, theirs: dict, ours_wins: bool) -> tuple:
+    """(merged chunk dict, lost: field -> the losing side's value) of one memory changed on both sides."""
+    b, o, t = _fields(base), _fields(ours), _fields(theirs)
+    merged, lost = {}, {}
+    for field in list(o) + [f for f in t if f not in o]:
+        bv, ov, tv = b.get(field, _ABSENT), o.get(field, _ABSENT), t.get(field, _ABSENT)
+        if ov == tv or tv == bv:
+            value = ov
+        elif ov == bv:
+            value = tv
+        elif field == "tags" or (isinstance(field, tuple) and field[0] == "links"):
+            value = _set_merge(None if bv is _ABSENT else bv, None if ov is _ABSENT else ov,
+                               None if tv is _ABSENT else tv)
+        elif field == ("metadata", "updated"):
+            value = max(v for v in (ov, tv) if v is not _ABSENT)
+        else:
+            value, other = (ov, tv) if ours_wins else (tv, ov)
+            name = field if isinstance(field, str) else ".".join(field)
+            lost[name] = None if other is _ABSENT else other[0] if field == "content" else other
+        if value is not _ABSENT:
+            merged[field] = value
+    winner = ours if ours_wins else theirs
+    data = {"id": winner["id"]}
+    data["content"], data["tokens"] = merged.pop("content", (winner["content"], winner["tokens"]))
+    for name, value in merged.items():
+        if isinstance(name, str):
+            data[name] = value
+    data["links"] = {f[1]: v for f, v in merged.items() if isinstance(f, tuple) and f[0] == "links"}
+    md = {f[1]: v for f, v in merged.items() if isinstance(f, tuple) and f[0] == "metadata"}
+    md["access_count"], md["last_accessed"] = 0, None
+    data["metadata"] = md
+    order = list(winner)  # the winner's key order, so that an unchanged memory keeps its bytes
+    return {k: data[k] for k in order if k in data} | {k: v for k, v in data.items() if k not in order}, lost
+
+
+# ---------------------------------------------------------------- logs and other files
+def _merge_file(out: Merged, path: str, kind, base, ours, theirs, content: dict) -> None:
+    if kind is None:  # a file rlm-mem does not know (the marker included): the side that changed it, else ours
+        chosen = _pick(base, ours, theirs, ours)
+        if chosen is not None:
+            out.tree[path] = chosen
+        return
+    if kind == BURIED:
+        data = "".join(t + "\n" for t in sorted(out.tombstones)).encode("utf-8")
+    elif ours == theirs:
+        data = None
+        out.tree[path] = ours
+    else:
+        mine = content.get(ours, b"").decode("utf-8", "replace")
+        other = content.get(theirs, b"").decode("utf-8", "replace")
+        merged_with = union_lines if kind == AUDIT else union_entries
+        data = merged_with(mine, other, out.tombstones)
+    if data:
+        out.put(path, data)
+
+
+def _keeps_deleted_text(line: str, tombstones: set) -> bool:
+    """An audit line holding a losing version of a memory deleted for good (its text must go with it)."""
+    if '"lost"' not in line or not tombstones:
+        return False
+    found = re.search(r'"chunk_id": "([^"]+)"', line)
+    return bool(found and found.group(1) in tombstones)
+
+
+def union_lines(ours: str, theirs: str, tombstones: set = frozenset()) -> bytes:
+    """Both sides' lines, in the log's canonical form; none keeps a deleted memory's losing version."""
+    lines = ours.splitlines() + theirs.splitlines()
+    return log_text(line for line in lines if not _keeps_deleted_text(line, tombstones))
+
+
+def union_entries(ours: str, theirs: str, tombstones: set = frozenset()) -> bytes:
+    """Both sides' entries, in the canonical form; none about a memory deleted for good."""
+    mine, other = entries(ours), entries(theirs)
+    head = [mine[0]] if mine and mine[0].startswith("# ") else [other[0]] if other and other[0].startswith("# ") \
+        else []
+    blocks = [b for b in mine + other if not b.startswith("# ")]
+    return episode_text(head + [b for b in blocks if not (tombstones and set(_MEMORY_ID.findall(b)) & tombstones)])
