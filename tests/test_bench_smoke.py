@@ -70,3 +70,16 @@ def test_the_locomo_ceiling_measures_what_the_questions_words_reach():
     data = json.loads(tool.DEFAULT_DATA.read_text())[:1]
     reach = locomo_ceiling.lexical_reach(tool, data)
     assert 0 < reach["none_within_two_turns_pct"] < reach["evidence_sharing_no_stem_pct"] < 100, reach
+
+
+def test_the_mcp_benchmark_prints_its_table(tmp_path):
+    (tmp_path / ".git").mkdir()
+    out = tmp_path / "mcp.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "mcp_server.py"), "--sizes", "300", "--runs", "1",
+                           "--starts", "1", "--cache", str(tmp_path / "cache"), "--json", str(out)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "| warm recall over stdio, round trip p50 (p90) |" in proc.stdout
+    (result,) = json.loads(out.read_text())
+    assert result["size"] == 300 and result["matching_answered"] > 0 and result["rss_mb"] > 0
+    assert result["tool_tokens"] <= 1500

@@ -5,9 +5,10 @@ tests/harness/messages_api.py on 127.0.0.1):
 1. session 1 states a decision and runs a Bash command that fails;
 2. it is captured in the background (for the marketplace route, after rlm-mem's packages were installed by the
    first worker: the installed copy had no set-up step);
-3. session 2 asks about it in other words, loads the rlm-mem skill, runs `where`, then `forget`, `restore` and `pin`
-   with the short id the recalled context shows, with the command the skill's text gives and no approval beyond
-   the skill's;
+3. session 2 asks about it in other words, calls rlm-mem's MCP recall tool (issue 35: offered to the model by
+   every route, the marketplace's with no set-up step), loads the rlm-mem skill, runs `where`, then `forget`,
+   `restore` and `pin` with the short id the recalled context shows, with the command the skill's text gives and
+   no approval beyond the skill's and the MCP server's;
 4. `claude -p --continue` goes on from session 2 and adds a fact, which is captured too.
 About a minute for the three routes, so not in the default run: `pytest -m claude_code` (.ci/run runs it).
 Skipped, with one line, where Claude Code is missing (.ci/run installs it).
@@ -17,7 +18,9 @@ import re
 
 import pytest
 from harness.messages_api import Tool
-from harness.real_claude import BUNDLE_ROOT, ROUTES, Workspace, files_under, find_claude
+from harness.real_claude import BUNDLE_ROOT, MCP_PREFIX, MCP_SERVER, ROUTES, Workspace, files_under, find_claude
+
+from brain.mcp.catalog import TOOLS
 
 CLAUDE, WHY_NOT = find_claude()
 pytestmark = [pytest.mark.claude_code, pytest.mark.skipif(CLAUDE is None, reason=WHY_NOT or ""),
@@ -64,8 +67,11 @@ def run(request, tmp_path_factory):
         ws.captured = ws.wait_for_capture("5433")
         ws.decisions = _decisions(ws)
         skill = "rlm-mem" if ws.route == "settings" else "rlm-mem:rlm-mem"
-        approve = () if ws.route == "settings" else ("--allowedTools", f"Skill({skill})")  # the person's one "yes"
+        mcp = MCP_PREFIX[ws.route]
+        # the person's "yes" to the skill and to the MCP server's tools (`install` pre-approves both)
+        approve = () if ws.route == "settings" else ("--allowedTools", f"Skill({skill})", f"{mcp.rstrip('_')}")
         ws.session(QUESTION,
+                   Tool(mcp + "recall", {"query": "billing database port"}),
                    Tool("Skill", {"skill": skill}),
                    Tool("Bash", lambda m: {"command": _skill_command(m) + " where --json", "description": "where"}),
                    *[Tool("Bash", lambda m, verb=verb: {"command": f"{_skill_command(m)} {verb} {_short_id(m)}",
@@ -86,6 +92,28 @@ def test_session_one_is_captured_after_a_failing_bash_call(run):
     assert "No such file" in first.tool_results()[0][0] or "cannot access" in first.tool_results()[0][0]
     assert run.captured, "session 1 was never captured"
     assert any("Postgres 16 on port 5433" in p.read_text() for p in run.captured)
+
+
+def test_the_mcp_tools_are_offered_to_the_model_by_every_route(run):  # the marketplace's: no set-up step
+    names, server = {MCP_PREFIX[run.route] + name for name in TOOLS}, MCP_SERVER[run.route]
+    for session in run.sessions:
+        assert not [line for line in session.mcp_connections(server) if "Connection failed" in line]
+        # listed by name for ToolSearch, or (a server that connects after the first request in -p mode) named as
+        # still connecting, which ToolSearch waits for; a one-reply session may end before it connects
+        assert names <= session.offered_tools() or session.told_still_connecting(server.split(":")[-1]), \
+            session.name
+    connected = [s for s in run.sessions if any("Successfully connected" in line for line in s.mcp_connections(server))]
+    assert run.sessions[1] in connected and names <= run.sessions[1].offered_tools()  # the model called recall
+    if run.route == "marketplace":  # the first start answers at once while the packages install
+        assert run.sessions[0] in connected and names <= run.sessions[0].offered_tools()
+
+
+def test_the_mcp_recall_tool_returns_what_session_one_captured(run):
+    text, is_error = run.sessions[1].tool_results()[0]
+    assert not is_error, text
+    # Claude Code hands the model the structured content when there is one: its `text` is the fenced recall
+    shown = json.loads(text)["text"] if text.startswith("{") else text
+    assert 'label="recall"' in shown and "Postgres 16 on port 5433" in shown, text
 
 
 def test_session_two_starts_with_the_fact(run):

@@ -14,7 +14,8 @@ sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
 from demo import SESSION_1, write_transcript  # noqa: E402
 
 NEVER = {"pathlib", "dataclasses", "logging", "typing", "tempfile", "subprocess", "inspect", "jsonschema", "yaml",
-         "click", "filelock", "frontmatter", "brain.store.chunk_store", "brain.garden.garden"}
+         "click", "filelock", "frontmatter", "brain.store.chunk_store", "brain.garden.garden",
+         "mcp", "pydantic", "anyio", "brain.mcp"}  # the MCP server's SDK: `rlm-mem mcp` only
 START_ALSO_NEVER = {"re", "json", "sqlite3", "enum", "datetime", "collections", "functools", "brain.recall.core",
                     "brain.recall.recall", "brain.recall.prompt", "brain.recall.candidates", "brain.recall.gate",
                     "brain.recall.scoring", "brain.recall.render", "brain.recall.weights"}

@@ -341,15 +341,94 @@ def test_project_install_writes_only_local_files_and_uninstall_leaves_nothing(tm
     committed.write_text('{"model": "opus"}\n')
     exclude = app / ".git" / "info" / "exclude"
     before = {p: p.read_bytes() for p in (committed, exclude)}
-    env = dict(os.environ, HOME=str(tmp_path / "home"))
+    env = {k: v for k, v in os.environ.items() if k != "CLAUDE_CONFIG_DIR"} | {"HOME": str(tmp_path / "home")}
     done = cli("install", "--project", str(app), env=env)
     assert done.returncode == 0, done.stderr
     local = read(app / ".claude" / "settings.local.json")
-    assert "SessionStart" in local["hooks"] and local["permissions"]["allow"] == ["Skill(rlm-mem)"]
+    assert "SessionStart" in local["hooks"] and local["permissions"]["allow"] == ["Skill(rlm-mem)", "mcp__rlm-mem"]
+    claude_json = tmp_path / "home" / ".claude.json"  # Claude Code's "local" scope: this project on this machine
+    server = read(claude_json)["projects"][str(app.resolve())]["mcpServers"]["rlm-mem"]
+    assert server["command"].endswith("/bin/rlm-mem") and server["args"] == ["mcp"]
     assert committed.read_bytes() == before[committed]  # nothing machine-specific in the committed file
     status = subprocess.run(["git", "-C", str(app), "status", "--porcelain", "--untracked-files=all"],
                             capture_output=True, text=True, check=True).stdout
     assert status.splitlines() == ["?? .claude/settings.json"], status  # settings.local.json and the skill: ignored
     assert cli("uninstall", "--project", str(app), env=env).returncode == 0
     assert {p: p.read_bytes() for p in (committed, exclude)} == before
+    assert not claude_json.exists()  # install made it, and only our entry was in it
     assert sorted(p.name for p in (app / ".claude").iterdir()) == ["settings.json"]
+
+
+# --- the MCP server in Claude Code's ~/.claude.json (issue 35) -------------------------------------------------
+
+@pytest.fixture
+def claude_json(tmp_path):
+    path = tmp_path / "home" / ".claude.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps({"numStartups": 3, "projects": {"/elsewhere": {"allowedTools": []}}}, indent=2))
+    return path
+
+
+def test_a_project_install_registers_the_mcp_server_for_that_project_only(bundle, project, claude_json):
+    settings_path = write_settings(project)
+    before = claude_json.read_bytes()
+    install(settings_path, bundle, skills_dir=None, project=project, mcp_config=claude_json)
+    state = read(claude_json)
+    assert state["projects"][str(project.resolve())]["mcpServers"] == {"rlm-mem": {
+        "type": "stdio", "command": str(bundle.resolve() / "bin" / "rlm-mem"), "args": ["mcp"]}}
+    assert state["numStartups"] == 3 and state["projects"]["/elsewhere"] == {"allowedTools": []}
+    assert "mcpServers" not in state  # not for every project
+    assert read(settings_path)["permissions"]["allow"] == ["Bash(git status)", "Skill(rlm-mem)", "mcp__rlm-mem"]
+    again = claude_json.read_bytes()
+    assert not install(settings_path, bundle, skills_dir=None, project=project, mcp_config=claude_json).changed
+    assert claude_json.read_bytes() == again
+    uninstall(settings_path)
+    assert claude_json.read_bytes() == before
+    assert "mcp__rlm-mem" not in settings_path.read_text()
+
+
+def test_uninstall_keeps_what_claude_code_wrote_into_its_file_since(bundle, project, claude_json):
+    settings_path = write_settings(project)
+    install(settings_path, bundle, skills_dir=None, project=project, mcp_config=claude_json)
+    state = read(claude_json)  # Claude Code rewrites the file: a counter, and the project's own entries
+    state["numStartups"] = 4
+    state["projects"][str(project.resolve())]["hasTrustDialogAccepted"] = True
+    claude_json.write_text(json.dumps(state, indent=2))
+    uninstall(settings_path)
+    after = read(claude_json)
+    assert after["numStartups"] == 4
+    assert after["projects"][str(project.resolve())] == {"hasTrustDialogAccepted": True}
+
+
+def test_a_user_install_registers_it_for_every_project_and_a_moved_bundle_replaces_it(tmp_path, claude_json):
+    settings_path = tmp_path / "claude-config" / "settings.json"
+    first, second = make_bundle(tmp_path / "one"), make_bundle(tmp_path / "two")
+    install(settings_path, first, skills_dir=None, mcp_config=claude_json)
+    assert read(claude_json)["mcpServers"]["rlm-mem"]["command"] == str(first.resolve() / "bin" / "rlm-mem")
+    install(settings_path, second, skills_dir=None, mcp_config=claude_json)
+    assert read(claude_json)["mcpServers"] == {"rlm-mem": inst.mcp_server(second.resolve())}
+    uninstall(settings_path)
+    assert "mcpServers" not in read(claude_json)
+
+
+def test_an_mcp_server_of_that_name_someone_else_registered_is_left_alone(bundle, project, claude_json):
+    theirs = {"command": "/opt/other/memory-server"}
+    state = read(claude_json)
+    state["projects"][str(project.resolve())] = {"mcpServers": {"rlm-mem": theirs}}
+    claude_json.write_text(json.dumps(state))
+    settings_path = write_settings(project)
+    report = install(settings_path, bundle, skills_dir=None, project=project, mcp_config=claude_json)
+    assert "left the MCP server 'rlm-mem'" in report.summary()
+    uninstall(settings_path)
+    assert read(claude_json)["projects"][str(project.resolve())]["mcpServers"]["rlm-mem"] == theirs
+
+
+@pytest.mark.parametrize("content", ["{not json", '{"projects": []}', '{"mcpServers": "x"}'])
+def test_a_claude_json_that_cannot_be_edited_refuses_the_install_before_anything_is_written(bundle, project,
+                                                                                            claude_json, content):
+    claude_json.write_text(content)
+    settings_path = write_settings(project)
+    before = settings_path.read_bytes()
+    with pytest.raises(InstallError):
+        install(settings_path, bundle, skills_dir=None, project=project, mcp_config=claude_json)
+    assert settings_path.read_bytes() == before and claude_json.read_text() == content

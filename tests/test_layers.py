@@ -1,7 +1,8 @@
 """The layout is the architecture: which package may import which (ARCHITECTURE.md draws the same table).
 
 Checked on the source with `ast`, every import counted (module level and inside functions):
-- each package imports only the layers below it (LAYERS); nothing imports brain.hooks or brain.cli;
+- each package imports only the layers below it (LAYERS); nothing imports brain.hooks or brain.cli, and only the
+  command line imports brain.mcp (the SDK loads for `rlm-mem mcp` alone, never in a hook);
 - only brain.cli imports click; third-party packages only where THIRD_PARTY allows them;
 - no import circle between modules;
 - imports inside functions only in modules the hook process can load (the hot path, where start-up time is
@@ -44,8 +45,9 @@ LAYERS = {
 }
 LIBRARY = set(LAYERS)
 LAYERS["brain.web"] = LIBRARY - {"brain.scripts"}
+LAYERS["brain.mcp"] = LIBRARY - {"brain.scripts"}
 LAYERS["brain.hooks"] = LIBRARY - {"brain.scripts"}
-LAYERS["brain.cli"] = LIBRARY | {"brain.web"}
+LAYERS["brain.cli"] = LIBRARY | {"brain.web", "brain.mcp"}
 # Third-party packages by where they may be used (the standard library is allowed everywhere).
 THIRD_PARTY = {
     "click": {"brain.cli"},
@@ -54,6 +56,8 @@ THIRD_PARTY = {
     "fastjsonschema": {"brain.store"},
     "yaml": {"brain.interop", "brain.setup"},
     "frontmatter": {"brain.interop"},
+    "mcp": {"brain.mcp"},  # the MCP SDK, and pydantic for its tools' typed signatures
+    "pydantic": {"brain.mcp"},
 }
 MAX_MODULES_PER_FOLDER = 15
 

@@ -10,7 +10,7 @@ import click
 
 from brain.context.resolve import resolve
 from brain.store.chunk_store import ChunkStore
-from brain.util.errors import RlmMemError
+from brain.util.errors import describe
 
 
 class Env:
@@ -20,6 +20,7 @@ class Env:
         context = resolve(os.getcwd(), explicit_root=explicit_dir, root_when_off=True)
         self.explicit_dir = explicit_dir
         self.root, self.reason, self.project = Path(context.root), context.reason, context.project
+        self.disabled = context.disabled  # memory is switched off for this project (`rlm-mem disable`)
         self._store = None
 
     def full_id(self, ref: str) -> str:
@@ -46,11 +47,9 @@ def emit_json(value) -> None:
 
 def as_click_error(exc: BaseException) -> click.ClickException:
     """The `Error: ...` a person sees for an exception a command let through."""
-    if isinstance(exc, RlmMemError):
-        return click.ClickException(str(exc))
-    if isinstance(exc, OSError):
-        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-        return click.ClickException(f"{exc.strerror or exc}{where}")
+    message = describe(exc)
+    if message is not None:
+        return click.ClickException(message)
     return click.ClickException(f"unexpected {type(exc).__name__}: {exc} (RLM_MEM_DEBUG=1 shows details)")
 
 

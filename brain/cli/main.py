@@ -37,6 +37,7 @@ COMMANDS = {
     "share": "brain.cli.interop_cmds:share", "sync": "brain.cli.sync_cmds:sync",
     "doctor": "brain.cli.doctor_cmds:doctor",
     "serve": "brain.cli.web_cmds:serve",
+    "mcp": "brain.cli.mcp_cmds:mcp",
 }
 
 

@@ -4,9 +4,9 @@ import click
 
 from brain.cli.common import emit_json, json_option, pass_env
 from brain.recall.depth import DEPTHS
-from brain.recall.recall import recall as run_recall
+from brain.session.actions import recall_memories
 from brain.store import sensitivity
-from brain.util.errors import RlmMemError
+from brain.store.chunk import CHUNK_TYPES
 
 
 @click.command()
@@ -21,10 +21,14 @@ from brain.util.errors import RlmMemError
 @click.option("--file", "files", multiple=True, help="A file the question is about (repeatable).")
 @click.option("--max-sensitivity", type=click.Choice(sensitivity.LEVELS), default="medium", show_default=True,
               help="Leave out memories above this level.")
+@click.option("--type", "chunk_type", type=click.Choice(CHUNK_TYPES), default=None,
+              help="Only memories of this type.")
+@click.option("--since", default=None, help="Only memories made since this ISO date or time, e.g. 2026-02-01.")
 @click.option("--no-track", is_flag=True, help="Do not count this as a use of the memories shown.")
 @json_option
 @pass_env
-def recall(env, query, limit, budget, depth, project, all_projects, files, max_sensitivity, no_track, as_json):
+def recall(env, query, limit, budget, depth, project, all_projects, files, max_sensitivity, chunk_type, since,
+           no_track, as_json):
     """Show the memories that answer QUERY, best first, within a token budget.
 
     Ranks by the words (BM25), the turns around each match, names and dates in the question, the kind of
@@ -36,6 +40,7 @@ def recall(env, query, limit, budget, depth, project, all_projects, files, max_s
       rlm-mem recall "which port does staging use?"
       rlm-mem recall why did we drop celery --budget 300 --depth summary
       rlm-mem recall "what changed in parser.py" --file src/parser.py --json
+      rlm-mem recall "database choices" --type decision --since 2026-02-01
     """
     text = " ".join(query).strip()
     if not text:
@@ -44,12 +49,9 @@ def recall(env, query, limit, budget, depth, project, all_projects, files, max_s
         project = None
     elif project is None:
         project = env.project.id
-    try:
-        env.store.sync_derived()  # chunk files changed behind our back (a git pull): index them first
-    except (RlmMemError, OSError):
-        pass  # a read-only or busy store is still searchable as it is
-    result = run_recall(env.root, text, project=project, limit=limit, budget_tokens=budget, depth=depth,
-                        max_sensitivity=max_sensitivity, files=files, track=not no_track)
+    result = recall_memories(env.store, text, project=project, limit=limit, budget_tokens=budget, depth=depth,
+                             max_sensitivity=max_sensitivity, files=files, track=not no_track, chunk_type=chunk_type,
+                             since=since)
     if as_json:
         emit_json(result.to_dict())
     elif result.items:

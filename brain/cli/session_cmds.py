@@ -17,6 +17,7 @@ from brain.hud.state import load_hud_state
 from brain.context.dependencies import ENV_TRANSCRIPT
 from brain.session.brief import current_brief, hud_text
 from brain.session.maintenance import after_capture
+from brain.setup.install import claude_json_path
 from brain.setup.install import install as do_install
 from brain.setup.install import uninstall as do_uninstall
 from brain.sync.status import behind_note
@@ -194,24 +195,33 @@ def where(env, as_json):
 @click.option("--memory-in-project", is_flag=True,
               help="Keep this project's memory in the repository (DIR/.rlm-mem/) so the team shares it.")
 def install(project_dir, user, memory_in_project):
-    """Wire rlm-mem's hooks into Claude Code's settings and make the skill visible.
+    """Wire rlm-mem's hooks into Claude Code's settings, make the skill visible, register the MCP server.
 
-    A project gets them in DIR/.claude/settings.local.json (this machine's paths stay out of the repository);
-    --user in ~/.claude/settings.json. Keeps every other setting and the file's formatting, keeps a backup
-    outside the project, and adds nothing on a second run.
+    A project gets them in DIR/.claude/settings.local.json (this machine's paths stay out of the repository) and
+    its MCP server in ~/.claude.json for that project; --user in ~/.claude/settings.json, for every project.
+    Keeps every other setting and the file's formatting, keeps a backup outside the project, and adds nothing on
+    a second run.
+
+    \b
+    Examples:
+      rlm-mem install --project ~/code/my-app
+      rlm-mem install --user
     """
     settings, skills, project = _settings_target(project_dir, user)
     if memory_in_project and project is None:
         raise click.UsageError("--memory-in-project needs --project DIR")
     report = do_install(settings, BUNDLE_ROOT, skills_dir=skills, project=project,
-                        memory_dir=(project / ".rlm-mem") if memory_in_project else None)
+                        memory_dir=(project / ".rlm-mem") if memory_in_project else None,
+                        mcp_config=claude_json_path())
     click.echo(report.summary())
 
 @click.command()
 @click.option("--project", "project_dir", type=click.Path(file_okay=False))
 @click.option("--user", is_flag=True)
 def uninstall(project_dir, user):
-    """Remove exactly what `install` added (hooks, skill link, memory-folder setting)."""
+    """Remove exactly what `install` added (hooks, skill link, MCP server, memory-folder setting).
+
+    Example: rlm-mem uninstall --project ~/code/my-app"""
 
     settings, _, _ = _settings_target(project_dir, user)
     click.echo(do_uninstall(settings, BUNDLE_ROOT).summary())

@@ -4,66 +4,20 @@ import sys
 
 import click
 
-from brain.cli.common import emit_json, json_option, pass_env, progress_bar
 from brain.capture.scopes import scope_of
+from brain.cli.common import emit_json, json_option, pass_env, progress_bar
 from brain.narrative.chapters import refresh as refresh_narrative
-from brain.recall.depth import DEPTHS, render, structure_lines, summary_line
-from brain.session.brief import refresh_briefs
-from brain.store import sensitivity
+from brain.recall.depth import DEPTHS
+from brain.session import actions
+from brain.store import lifecycle, sensitivity
 from brain.store.chunk import CHUNK_TYPES, DELETION_POLICIES, MANUAL_LINK_TYPES
-from brain.store.chunk_store import relation_note
-from brain.store.lifecycle import SCOPES, contest as contest_memory, reinstate as reinstate_memory, \
-    own_store_beside, remember_memory, retract as retract_memory, set_deletion_policy, set_scope
-from brain.util.timestamps import normalize_timestamp
+from brain.store.lifecycle import SCOPES, set_scope
+from brain.util.errors import ChunkValidationError
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
 SENSITIVITY_CHOICE = click.Choice(sensitivity.LEVELS)
 SCOPE_CHOICE = click.Choice(SCOPES)
 POLICY_CHOICE = click.Choice(DELETION_POLICIES)
-
-
-def too_sensitive(chunk) -> bool:
-    """Shown only when asked (--sensitive)."""
-    return sensitivity.above(chunk.metadata.get("sensitivity"))
-
-
-def chunk_line(chunk) -> str:
-    d = chunk.to_dict()
-    flags = "".join([" 📌" if chunk.pinned else "", f" [{chunk.status}]" if chunk.status != "active" else ""])
-    return f"{chunk.id}  {chunk.created[:10]}  {chunk.type:<10} {summary_line(d, 70)}{flags}"
-
-
-def show_chunk(chunk, depth: str) -> str:
-    d = chunk.to_dict()
-    if depth == "complete":
-        return render(d, depth)
-    md = chunk.metadata
-    head = (f"{chunk.id} · {chunk.type} · {chunk.created.replace('T', ' ')[:16]} · confidence {md['confidence']:.2f}"
-            f" · accessed {md['access_count']}×")
-    if chunk.status != "active":
-        head += f" · {chunk.status.upper()}"
-    if md.get("deletion_policy"):
-        head += f" · deletion policy {md['deletion_policy']}"
-    if chunk.tags:
-        head += " · tags: " + ", ".join(chunk.tags)
-    lines = [head, render(d, depth)]
-    if depth == "full":
-        lines += structure_lines(md)
-        links = [f"  {t} → {_targets(d, t, v)}" for t, v in chunk.links.items() if v]
-        if links:
-            lines += ["links:"] + links
-    return "\n".join(lines)
-
-
-def _targets(chunk: dict, link_type: str, targets) -> str:
-    """The targets of one link type, each with its strength and context when recorded."""
-    shown = []
-    for target in targets:
-        note = relation_note(chunk, link_type, target)
-        extra = ", ".join(x for x in (f"strength {note['strength']:g}" if "strength" in note else "",
-                                      f"\"{note['context']}\"" if note.get("context") else "") if x)
-        shown.append(f"{target} ({extra})" if extra else target)
-    return ", ".join(shown)
 
 
 def read_content(content):
@@ -121,29 +75,18 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
     parse_confidence(confidence)
     procedure = {name: list(items) for name, items in (("steps", steps), ("preconditions", preconditions),
                                                         ("postconditions", postconditions)) if items}
-    project = env.project
-    chosen = scope or scope_of(content)
-    store = (own_store_beside(env.store) or env.store) if chosen == "user" else env.store  # never the team's
-    chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation,
-                             confidence=confidence, supersedes=[env.full_id(ref) for ref in supersedes], pinned=pin,
-                             project=project.id, procedure=procedure or None,
-                             extra_metadata={"project_name": project.name, "sensitivity": sensitivity,
-                                             "scope": None if chosen == "project" else chosen,
-                                             "deletion_policy": None if deletion_policy == "auto_prune"
-                                             else deletion_policy})
-    if scope:  # said again with a scope: the memory it repeats takes that scope
-        chunks = [set_scope(store, c.id, scope) if _scope(c) != scope else c for c in chunks]
-    _refresh_brief(env, project.id)
+    chunks = actions.remember(env.store, content, env.project, chunk_type=chunk_type, tags=tags,
+                              conversation_id=conversation, confidence=confidence, supersedes=supersedes, pinned=pin,
+                              sensitivity_level=sensitivity, scope=scope, deletion_policy=deletion_policy,
+                              procedure=procedure)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
         for c in chunks:
             click.echo(c.id)
-    if store is not env.store:
-        click.echo(f"(about you: kept in your own memory, {store.root}, not in the project's shared one)", err=True)
-
-def _scope(chunk) -> str:
-    return chunk.metadata.get("scope") or "project"
+    target = actions.store_for(env.store, scope or scope_of(content))
+    if target is not env.store:
+        click.echo(f"(about you: kept in your own memory, {target.root}, not in the project's shared one)", err=True)
 
 
 @click.command()
@@ -163,15 +106,6 @@ def scope(env, chunk_id, new_scope, reason):
     click.echo(f"{chunk_id}: scope {new_scope}")
 
 
-def _refresh_brief(env, project_id: str) -> None:
-    """This project's session-start brief, computed now that a memory joined it, so that the next session start
-    finds it ready (bench/run.py: the first start after a write). A cache: failing to refresh it loses nothing."""
-    try:
-        refresh_briefs(env.root, project_id=project_id, stale_only=True)
-    except Exception:  # noqa: BLE001 - the next session start computes it
-        pass
-
-
 @click.command()
 @click.argument("chunk_id")
 @click.option("--depth", type=click.Choice(DEPTHS), default="full", show_default=True,
@@ -185,19 +119,15 @@ def get(env, chunk_id, depth, archived, sensitive, as_json):
 
     Example: rlm-mem get chunk-2026-02-10-a1b2c3d4 --depth full
     """
-    chunk_id = env.store.resolve_id(chunk_id)
-    chunk = env.store.get_chunk(chunk_id, include_archived=archived, track=False)
-    if chunk is None:
-        hint = "" if archived else "; add --archived to look in the archive"
-        raise click.ClickException(f"no chunk {chunk_id} in {env.root}{hint}")
-    if too_sensitive(chunk) and not sensitive:
-        raise click.ClickException(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity; "
-                                   "add --sensitive to show it")
-    chunk = env.store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
+    try:
+        chunk = actions.show(env.store, chunk_id, archived=archived,
+                             max_sensitivity=None if sensitive else sensitivity.DEFAULT_LIMIT)
+    except ChunkValidationError as exc:  # too sensitive: the person may ask again with --sensitive
+        raise click.ClickException(f"{exc}; add --sensitive to show it") from None
     if as_json:
         emit_json(chunk.to_dict())
     else:
-        click.echo(show_chunk(chunk, depth))
+        click.echo(actions.chunk_text(chunk, depth))
 
 @click.command()
 @click.argument("chunk_id")
@@ -216,25 +146,13 @@ def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, de
 
     Example: rlm-mem update 1a2b3c4d --deletion-policy never
     """
-    changes = {}
-    if content is not None:
-        changes["content"] = read_content(content)
-    if chunk_type:
-        changes["chunk_type"] = chunk_type
-    if tags is not None:
-        changes["tags"] = tags
-    if confidence is not None:
-        changes["confidence"] = parse_confidence(confidence)
-    if sensitivity:
-        changes["sensitivity"] = sensitivity
-    if not changes and not deletion_policy:
+    if all(v is None for v in (content, chunk_type, tags, confidence, sensitivity, deletion_policy)):
         raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence, --sensitivity or "
                                "--deletion-policy")
-    chunk_id = env.full_id(chunk_id)
-    if deletion_policy:
-        chunk = set_deletion_policy(env.store, chunk_id, deletion_policy, reason=reason)
-    if changes:
-        chunk = env.store.revise_chunk(chunk_id, reason=reason, **changes)
+    chunk = actions.update(env.store, chunk_id, reason=reason,
+                           content=None if content is None else read_content(content), chunk_type=chunk_type,
+                           tags=tags, confidence=parse_confidence(confidence), sensitivity=sensitivity,
+                           deletion_policy=deletion_policy)
     emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
 
 @click.command()
@@ -244,9 +162,7 @@ def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, de
 @pass_env
 def forget(env, chunk_id, permanent, reason):
     """Archive a memory (restore brings it back), or delete it with --permanent."""
-    chunk_id = env.full_id(chunk_id)
-    if not env.store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
-        raise click.ClickException(f"no chunk {chunk_id} in {env.root}")
+    chunk_id = actions.forget(env.store, chunk_id, permanent=permanent, reason=reason)
     click.echo(f"{'deleted' if permanent else 'archived'} {chunk_id}")
 
 @click.command()
@@ -273,18 +189,13 @@ def restore(env, chunk_id):
 def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, archived, sensitive, limit,
              as_json):
     """List memories, oldest first.  Example: rlm-mem list --type decision --since 2026-02-01"""
-    for name, value in (("--since", since), ("--until", until)):
-        if value:
-            try:
-                normalize_timestamp(value)
-            except ValueError:
-                raise click.BadParameter(f"{value!r} is not an ISO date or time", param_hint=name) from None
-    chunks = env.store.list_chunks(conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since,
-                                   until=until, project=project, kind=kind, archived=archived)
-    hidden = 0 if sensitive else sum(1 for c in chunks if too_sensitive(c))
-    if hidden:
-        chunks = [c for c in chunks if not too_sensitive(c)]
-    chunks = chunks[:limit] if limit else chunks
+    try:
+        chunks, hidden = actions.list_memories(
+            env.store, conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since, until=until,
+            project=project, kind=kind, archived=archived, limit=limit,
+            max_sensitivity=None if sensitive else sensitivity.DEFAULT_LIMIT)
+    except actions.InvalidDate as exc:  # a --since or --until that is not a date: a usage error
+        raise click.UsageError(str(exc)) from None
     if hidden and not as_json:
         click.echo(f"({hidden} sensitive chunks hidden; add --sensitive to show them)", err=True)
     if as_json:
@@ -293,7 +204,7 @@ def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, a
     if not chunks:
         click.echo("no memories match", err=True)
     for c in chunks:
-        click.echo(chunk_line(c))
+        click.echo(actions.chunk_line(c))
 
 @click.command()
 @click.argument("source_id")
@@ -330,18 +241,18 @@ def _status_command(action, verb: str, example: str, doc: str):
     @pass_env
     def command(env, chunk_id, reason, as_json):
         chunk = action(env.store, env.full_id(chunk_id), reason=reason)
-        _refresh_brief(env, chunk.project or env.project.id)
+        actions.refresh_brief(env.root, chunk.project or env.project.id)
         emit_json(chunk.to_dict()) if as_json else click.echo(f"{chunk.id}: {chunk.status}")
 
     return command
 
 
-contest = _status_command(contest_memory, "contest", 'rlm-mem contest 1a2b3c4d --reason "the port changed?"',
+contest = _status_command(lifecycle.contest, "contest", 'rlm-mem contest 1a2b3c4d --reason "the port changed?"',
                           "Mark a memory as disputed: still recalled, always marked contested, until reinstated.")
-retract = _status_command(retract_memory, "retract", 'rlm-mem retract 1a2b3c4d --reason "this was wrong"',
+retract = _status_command(lifecycle.retract, "retract", 'rlm-mem retract 1a2b3c4d --reason "this was wrong"',
                           "Withdraw a memory as wrong: kept for the record, never recalled or injected until "
                           "reinstated.")
-reinstate = _status_command(reinstate_memory, "reinstate", "rlm-mem reinstate 1a2b3c4d",
+reinstate = _status_command(lifecycle.reinstate, "reinstate", "rlm-mem reinstate 1a2b3c4d",
                             "Make a contested or retracted memory active again.")
 
 

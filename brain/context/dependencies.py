@@ -19,7 +19,7 @@ import os
 import sys
 
 # A hash of pyproject.toml's [project] dependencies (tests/test_provision.py checks it): bump it with them.
-REQUIREMENTS_TAG = "05b59672"
+REQUIREMENTS_TAG = "648b4116"
 ENV_PLUGIN_DATA = "RLM_MEM_PLUGIN_DATA"
 ENV_TRANSCRIPT = "RLM_MEM_TRANSCRIPT"  # the session's transcript, for the commands Claude runs (the LiveHud)
 READY_MARK = ".complete"

@@ -14,6 +14,12 @@ Also:
 - the skill: `<skills_dir>/rlm-mem` becomes a symlink to the bundle, or, where symlinks fail, a folder holding a
   pointer SKILL.md; in a git repository, the settings file and the skill link are listed in the repository's
   `info/exclude` unless git already ignores them, so nothing machine-specific gets committed;
+- the MCP server (`rlm-mem mcp`, when `mcp_config` is given: Claude Code's `~/.claude.json`): registered for the
+  project (its `projects.<folder>.mcpServers`, Claude Code's "local" scope: this machine, this project, nothing in
+  the repository) or, for `--user`, for every project (top-level `mcpServers`), and its tools pre-approved
+  (`mcp__rlm-mem` in the settings' `permissions.allow`, as the skill is). Claude Code rewrites that file all the
+  time, so uninstall takes out exactly the entry install added (and the containers it made, when empty), never
+  the file as a whole;
 - `memory_dir` (memory kept with the project, for the team): when the settings file belongs to a project
   (`<project>/.claude/settings*.json`) and `memory_dir` is inside that project, it is recorded as a relative path in
   `<project>/.rlm-mem.json` (`{"memory_dir": "..."}`, committed with the repository, read by context/location.py);
@@ -43,6 +49,8 @@ from brain.util.files import write_user_bytes, write_user_json, write_user_text
 PLACEHOLDER = "${CLAUDE_PLUGIN_ROOT}"
 SKILL_NAME = "rlm-mem"
 SKILL_PERMISSION = f"Skill({SKILL_NAME})"
+MCP_SERVER = "rlm-mem"
+MCP_PERMISSION = f"mcp__{MCP_SERVER}"  # every tool of that server
 POINTER_MARK = "<!-- rlm-mem install pointer -->"
 EXCLUDE_MARK = "# rlm-mem install (rlm-mem uninstall takes these lines out)"
 
@@ -150,8 +158,9 @@ def _describe(event: str, group: dict) -> str:
 
 # --- the settings file -----------------------------------------------------------------------------------------
 
-def _read_settings(path: Path):
-    """(text, value): the file's text ("" when missing) and its JSON value, checked for the shapes we edit."""
+def _read_settings(path: Path, objects=("hooks", "env", "permissions")):
+    """(text, value): the file's text ("" when missing) and its JSON value, checked for the shapes we edit (the
+    members named in `objects` must be JSON objects)."""
     try:
         text = path.read_bytes().decode("utf-8")  # as it is: read_text would turn \r\n line ends into \n
     except FileNotFoundError:
@@ -166,13 +175,13 @@ def _read_settings(path: Path):
         raise InstallError(f"{path} is not valid JSON ({exc}); fix it by hand, nothing was changed") from exc
     if not isinstance(settings, dict):
         raise InstallError(f"{path} must hold a JSON object; nothing was changed")
-    for key in ("hooks", "env", "permissions"):
+    for key in objects:
         if key in settings and not isinstance(settings[key], dict):
             raise InstallError(f"\"{key}\" in {path} must be a JSON object; nothing was changed")
-    for event, groups in settings.get("hooks", {}).items():
+    for event, groups in (settings.get("hooks", {}) if "hooks" in objects else {}).items():
         if not isinstance(groups, list):
             raise InstallError(f"hooks.{event} in {path} must be a list; nothing was changed")
-    if not isinstance(settings.get("permissions", {}).get("allow", []), list):
+    if "permissions" in objects and not isinstance(settings.get("permissions", {}).get("allow", []), list):
         raise InstallError(f"permissions.allow in {path} must be a list; nothing was changed")
     return text, settings
 
@@ -221,8 +230,8 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _write(path: Path, data: bytes) -> None:
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644  # a settings file is not secret
+def _write(path: Path, data: bytes, new_mode: int = 0o644) -> None:
+    mode = path.stat().st_mode & 0o777 if path.exists() else new_mode  # a settings file is not secret
     write_user_bytes(path, data)
     os.chmod(path, mode)  # a shared settings file keeps its permissions
 
@@ -445,6 +454,80 @@ def _forget_memory_dir(edit: _Edit, record, report: InstallReport) -> None:
     report.changed = True
 
 
+# --- the MCP server --------------------------------------------------------------------------------------------
+
+def claude_json_path() -> Path:
+    """Claude Code's own state file, where it keeps MCP servers registered for the user and for each project."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    return (Path(base) if base else Path.home()) / ".claude.json"
+
+
+def mcp_server(bundle_root: Path) -> dict:
+    return {"type": "stdio", "command": str(Path(bundle_root) / "bin" / "rlm-mem"), "args": ["mcp"]}
+
+
+def _servers_at(project: Path | None) -> list:
+    return ["projects", str(project), "mcpServers"] if project is not None else ["mcpServers"]
+
+
+def _read_claude_json(path: Path, at: list):
+    text, value = _read_settings(path, objects=("mcpServers", "projects"))
+    node = value
+    for key in at:
+        node = node.get(key) if isinstance(node, dict) else None
+        if node is not None and not isinstance(node, dict):
+            raise InstallError(f"{'.'.join(at)} in {path} is not a JSON object; nothing was changed")
+    return text, node or {}
+
+
+def _register_mcp(config: Path, bundle_root: Path, project: Path | None, previous, report: InstallReport):
+    """Add the server to `config` unless it is there; returns the record uninstall needs (None: nothing ours)."""
+    at = _servers_at(project)
+    text, servers = _read_claude_json(config, at)
+    wanted, current = mcp_server(bundle_root), servers.get(MCP_SERVER)
+    ours = previous if previous and previous.get("path") == str(config) and previous.get("at") == at else None
+    if current == wanted:
+        report.notes.append(f"MCP server already registered in {config}")
+        return ours
+    if current is not None and not (ours and ours.get("server") == current):
+        report.notes.append(f"left the MCP server {MCP_SERVER!r} in {config} alone: it was not registered by rlm-mem")
+        return None
+    edit = _Edit(text, ours.get("created", []) if ours else [])
+    edit.remove_where(at, lambda k, v: k == MCP_SERVER)  # our own older entry (the bundle moved)
+    edit.add(at, wanted, key=MCP_SERVER)
+    edit.drop_created()
+    _write(config, edit.text.encode("utf-8"), new_mode=0o600)  # Claude Code's state: the person's only
+    report.notes.append(f"MCP server {MCP_SERVER!r} registered in {config}"
+                        + (f" for {project}" if project is not None else " for every project"))
+    report.changed = True
+    return {"path": str(config), "at": at, "server": wanted, "created": edit.created,
+            "created_file": ours["created_file"] if ours else not text}
+
+
+def _unregister_mcp(record, report: InstallReport) -> None:
+    if not record:
+        return
+    path, at = Path(record["path"]), record["at"]
+    try:
+        text, servers = _read_claude_json(path, at)
+    except InstallError as exc:
+        report.notes.append(f"left the MCP server in {path} alone: {exc}")
+        return
+    if servers.get(MCP_SERVER) != record["server"]:
+        if servers.get(MCP_SERVER) is not None:
+            report.notes.append(f"left the MCP server {MCP_SERVER!r} in {path} alone: it changed since install")
+        return
+    edit = _Edit(text, record.get("created", []))
+    edit.remove_where(at, lambda k, v: k == MCP_SERVER)
+    edit.drop_created()
+    if record.get("created_file") and edit.value() == {}:
+        path.unlink()
+    else:
+        _write(path, edit.text.encode("utf-8"))
+    report.notes.append(f"removed the MCP server {MCP_SERVER!r} from {path}")
+    report.changed = True
+
+
 # --- install / uninstall ---------------------------------------------------------------------------------------
 
 def _missing_dirs(path: Path, stop: Path) -> list:
@@ -456,10 +539,22 @@ def _missing_dirs(path: Path, stop: Path) -> list:
     return out
 
 
+def _allow(edit: _Edit, rule: str, what: str, key: str, entry: dict, previous: dict, report: InstallReport) -> None:
+    """Pre-approve `rule` in permissions.allow unless it is there; `entry[key]` records it when install added it
+    (then, and only then, uninstall takes it out)."""
+    if rule not in edit.value().get("permissions", {}).get("allow", []):
+        edit.add(["permissions", "allow"], rule)
+        entry[key] = rule
+        report.notes.append(f"pre-approved {what} ({rule} in permissions.allow)")
+    elif previous.get(key):
+        entry[key] = previous[key]
+
+
 def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, memory_dir: Path | None = None,
-            project: Path | None = None) -> InstallReport:
+            project: Path | None = None, mcp_config: Path | None = None) -> InstallReport:
     """Add the bundle's hooks and the skill's pre-approval to `settings_path`, make the skill visible, record
-    `memory_dir`; `project` (a folder) keeps the machine-specific files out of its git repository."""
+    `memory_dir`; `project` (a folder) keeps the machine-specific files out of its git repository and is where the
+    MCP server is registered in `mcp_config` (Claude Code's ~/.claude.json; for every project without one)."""
     settings_path = Path(settings_path).expanduser().absolute().resolve()  # a symlinked settings file: edit its target
     bundle_root = Path(bundle_root).expanduser().resolve()
     report = InstallReport(settings_path)
@@ -486,12 +581,12 @@ def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, 
             else:
                 edit.add(["hooks", event], group)
                 report.added.append(_describe(event, group))
-    if SKILL_PERMISSION not in edit.value().get("permissions", {}).get("allow", []):
-        edit.add(["permissions", "allow"], SKILL_PERMISSION)
-        entry["permission"] = SKILL_PERMISSION
-        report.notes.append(f"pre-approved the skill ({SKILL_PERMISSION} in permissions.allow)")
-    elif previous.get("permission"):
-        entry["permission"] = previous["permission"]
+    _allow(edit, SKILL_PERMISSION, "the skill", "permission", entry, previous, report)
+    mcp_project = Path(project).resolve() if project else None
+    if mcp_config is not None:
+        mcp_config = Path(mcp_config).expanduser().absolute()
+        _allow(edit, MCP_PERMISSION, "its MCP tools", "mcp_permission", entry, previous, report)
+        _read_claude_json(mcp_config, _servers_at(mcp_project))  # refused before anything is written
     # memory first: its refusals (InstallError) come before any file outside settings is touched
     if memory_dir is not None:
         entry["memory_dir"] = _record_memory_dir(edit, settings_path, memory_dir, previous.get("memory_dir"), report)
@@ -525,6 +620,10 @@ def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, 
     elif previous.get("skill"):
         entry["skill"] = previous["skill"]
     entry["created_dirs"] = list(dict.fromkeys(entry["created_dirs"]))
+    if mcp_config is not None:
+        entry["mcp"] = _register_mcp(mcp_config, bundle_root, mcp_project, previous.get("mcp"), report)
+    elif previous.get("mcp"):
+        entry["mcp"] = previous["mcp"]
     if project is not None:
         hidden = [settings_path] + ([skills_dir / SKILL_NAME] if entry.get("skill") else [])
         entry["git_exclude"] = _exclude(Path(project), hidden, report) or previous.get("git_exclude")
@@ -569,8 +668,9 @@ def uninstall(settings_path: Path, bundle_root: Path | None = None) -> InstallRe
         for event in list(edit.value().get("hooks", {})):
             for group in edit.remove_where(["hooks", event], lambda k, g: ours(g)):
                 report.removed.append(_describe(event, group))
-        if entry.get("permission"):
-            edit.remove_where(["permissions", "allow"], lambda k, v: v == entry["permission"])
+        for key in ("permission", "mcp_permission"):
+            if entry.get(key):
+                edit.remove_where(["permissions", "allow"], lambda k, v, ours=entry[key]: v == ours)
         _forget_memory_dir(edit, entry.get("memory_dir"), report)
         edit.drop_created()
         if edit.text != text:
@@ -581,6 +681,7 @@ def uninstall(settings_path: Path, bundle_root: Path | None = None) -> InstallRe
                 _write(settings_path, edit.text.encode("utf-8"))
             report.changed = True
     _unlink_skill(entry.get("skill"), report)
+    _unregister_mcp(entry.get("mcp"), report)
     _unexclude(entry.get("git_exclude"), report)
     for folder in sorted(entry.get("created_dirs", []), key=lambda f: len(Path(f).parts), reverse=True):
         path = Path(folder)

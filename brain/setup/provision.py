@@ -11,6 +11,7 @@ A failure is written next to the folder (`…failed`, with pip's last lines); a 
 once, a background worker only after RETRY_AFTER (offline, every turn of a session would otherwise start pip).
 """
 import fcntl
+import glob
 import os
 import shutil
 import subprocess
@@ -65,7 +66,8 @@ def provision(bundle_root, *, python=None, background=False) -> str:
 def _install(target: str, reqs: list, python: str) -> None:
     temp = f"{target}.tmp-{os.getpid()}"
     failed = f"{target}.failed"
-    shutil.rmtree(temp, ignore_errors=True)
+    for left in glob.glob(glob.escape(target) + ".tmp-*"):  # an installer killed mid-way (we hold the lock)
+        shutil.rmtree(left, ignore_errors=True)
     command = [python, "-I", "-m", "pip", "install", "--target", temp, "--no-input", "--quiet",
                "--disable-pip-version-check", "--no-warn-script-location", *reqs]
     try:

@@ -36,3 +36,14 @@ class NotRegularFile(RlmMemError, OSError):
 
 class InputTooLarge(RlmMemError, OSError):
     """An input larger than rlm-mem reads: refused rather than read without bound."""
+
+
+def describe(exc: BaseException):
+    """What a person is told of an error they (or their disk) can cause: the message of an RlmMemError, the
+    system's words and the file of an OSError; None for anything else (a bug, reported as such)."""
+    if isinstance(exc, RlmMemError):
+        return str(exc)
+    if isinstance(exc, OSError):
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return f"{exc.strerror or exc}{where}"
+    return None

@@ -1,7 +1,9 @@
 """Tending from the page: each form's action carried out through the same library calls as the CLI (pin/unpin,
-forget/restore, update, scope, supersede, contest/retract/reinstate), so the store's checks, locks and audit lines are the ones the CLI gets.
+forget/restore, update, scope, supersede, contest/retract/reinstate), so the store's checks, locks and audit lines
+are the ones the CLI gets.
 The store's actor is "web": the audit log says the change came from the page."""
-from brain.store.lifecycle import contest, reinstate, retract, set_pinned, set_scope, supersede
+from brain.session.actions import forget, replace
+from brain.store.lifecycle import contest, reinstate, retract, set_pinned, set_scope
 from brain.util.errors import ChunkNotFound, ChunkValidationError
 from brain.util.text import one_line
 
@@ -22,19 +24,13 @@ def apply(store, chunk_id: str, form: dict) -> str:
     elif action in STATUS_ACTIONS:
         STATUS_ACTIONS[action](store, chunk_id, reason=reason)
     elif action == "forget":
-        if not store.delete_chunk(chunk_id, reason=reason or "forgotten on the page"):
-            raise ChunkNotFound(f"no memory {chunk_id} to forget (already archived?)")
+        forget(store, chunk_id, reason=reason or "forgotten on the page")
     elif action == "restore":
         store.restore_chunk(chunk_id, reason=reason)
     elif action == "scope":
         set_scope(store, chunk_id, form.get("scope", ""), reason)
     elif action == "supersede":
-        old = store.resolve_id(form.get("old", "").strip())
-        if old == chunk_id:
-            raise ChunkValidationError("a memory cannot replace itself")
-        if store.get_chunk(chunk_id, track=False) is None:
-            raise ChunkNotFound(f"no memory {chunk_id}")
-        supersede(store, old, chunk_id, reason)
+        replace(store, form.get("old", "").strip(), chunk_id, reason)
     else:
         _edit(store, chunk_id, form, reason)
     return action

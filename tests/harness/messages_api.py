@@ -51,6 +51,11 @@ class MessagesAPI:
         with self._lock:
             return [r["messages"] for r in self.requests[since:] if isinstance(r.get("messages"), list)]
 
+    def bodies(self, since: int = 0) -> list:
+        """The whole body of each model request after `since`."""
+        with self._lock:
+            return [r for r in self.requests[since:] if isinstance(r.get("messages"), list)]
+
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()

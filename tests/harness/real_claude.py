@@ -24,6 +24,10 @@ BUNDLE_ROOT = Path(__file__).resolve().parents[2]
 CI_INSTALL = BUNDLE_ROOT / ".ci" / "claude-code" / "node_modules" / ".bin" / "claude"
 VERSION = "2.1.330"  # what .ci/run installs; older ones do not let a skill pre-approve its commands
 ROUTES = ("settings", "plugin-dir", "marketplace")
+# The MCP server's tools as the model sees them: a plugin's server is "plugin:<plugin>:<server>" in Claude Code
+MCP_PREFIX = {"settings": "mcp__rlm-mem__", "plugin-dir": "mcp__plugin_rlm-mem_rlm-mem__",
+              "marketplace": "mcp__plugin_rlm-mem_rlm-mem__"}
+MCP_SERVER = {"settings": "rlm-mem", "plugin-dir": "plugin:rlm-mem:rlm-mem", "marketplace": "plugin:rlm-mem:rlm-mem"}
 PLUGIN_ID = {"plugin-dir": "rlm-mem-inline", "marketplace": "rlm-mem-rlm-mem"}  # Claude Code's data folder names
 HOOK_RUN = re.compile(r"Hooks: (\w+)(?::\w+)? \[.*?\](?: \(plugin [^)]*\))? finished with status (\d+) \((\d+)ms\)")
 HOOK_TROUBLE = re.compile(r"[Hh]ook[^\n]* error|timed out|status (?:code )?[1-9]")
@@ -76,26 +80,28 @@ def files_under(folder: Path, skip=()) -> dict:
     return out
 
 
+def _strings(value) -> list:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return [text for item in items for text in _strings(item)]
+
+
 class Session:
-    def __init__(self, name, result, debug_log: str, conversations: list):
+    def __init__(self, name, result, debug_log: str, conversations: list, requests: list = ()):
         self.name, self.result, self.debug_log, self.conversations = name, result, debug_log, conversations
+        self.requests = list(requests)  # the whole bodies: system text, tools, messages
+
+    def offered_tools(self) -> set:
+        """Every tool name the model was offered: in a request's tools, or named in its text (Claude Code lists
+        deferred tools, MCP servers' among them, by name for ToolSearch)."""
+        names = {tool.get("name") for body in self.requests for tool in body.get("tools") or []}
+        return names | {name for text in _strings(self.requests) for name in re.findall(r"\bmcp__[\w-]+", text)}
 
     def texts(self) -> list:
-        """Every string the model was sent in this session's requests (system entries, prompts, tool results)."""
-        out = []
-
-        def walk(value):
-            if isinstance(value, str):
-                out.append(value)
-            elif isinstance(value, list):
-                for item in value:
-                    walk(item)
-            elif isinstance(value, dict):
-                for item in value.values():
-                    walk(item)
-
-        walk(self.conversations)
-        return out
+        """Every string the model was sent in this session's messages (system entries, prompts, tool results)."""
+        return _strings(self.conversations)
 
     def fences(self, label: str) -> list:
         return [m.group(3) for text in self.texts() for m in FENCE.finditer(text) if m.group(2) == label]
@@ -117,7 +123,19 @@ class Session:
         return [(m.group(1), int(m.group(2)), int(m.group(3))) for m in HOOK_RUN.finditer(self.debug_log)]
 
     def hook_trouble(self) -> list:
-        return [line for line in self.debug_log.splitlines() if HOOK_TROUBLE.search(line)]
+        return [line for line in self.debug_log.splitlines()
+                if HOOK_TROUBLE.search(line) and "MCP server" not in line]
+
+    def mcp_connections(self, server: str) -> list:
+        """Claude Code's debug lines on connecting to the MCP server named `server` (a plugin's is
+        "plugin:<plugin>:<server>")."""
+        return [line for line in self.debug_log.splitlines() if f'MCP server "{server}": ' in line
+                and ("connected" in line or "Connection failed" in line)]
+
+    def told_still_connecting(self, server: str) -> bool:
+        """Whether a request told the model that `server` was still connecting (its tools not listed yet: Claude
+        Code's ToolSearch waits for it)."""
+        return any("still connecting" in text and server in text for text in _strings(self.requests))
 
 
 class Workspace:
@@ -172,7 +190,7 @@ class Workspace:
                          *self.args, *extra)
         assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
         session = Session(name, json.loads(done.stdout), log.read_text(encoding="utf-8", errors="replace"),
-                          self.api.conversations(since=mark))
+                          self.api.conversations(since=mark), self.api.bodies(since=mark))
         self.sessions.append(session)
         return session
 

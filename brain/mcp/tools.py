@@ -1,0 +1,192 @@
+"""The MCP server's tools. Each is a method with a typed signature (the SDK builds the tool's argument schema
+from it and validates every call against it, so a wrong type or a missing argument is refused before the method
+runs) that calls what the command line calls: brain/session/actions.py, brain/store/lifecycle.py, ChunkStore,
+brain/recall/core.py. A result is the text the model reads (memory text fenced as reference data, as the hooks
+inject it) and structured content for clients that read JSON: ids, types, dates, scores, and that same text as
+its first field, `text`. Claude Code (and VS Code) hand the model the structured content alone when there is one,
+so memory text is only ever in `text`, inside its fence, never in a field of its own.
+
+Every failure a caller can cause is a ToolError carrying the library's own message (the SDK answers it as an
+error result and keeps serving); ids go through the store's id check (a full id or its 8-hex tail, nothing that
+could name a path); text has a length limit in the schema; writes go through the library, so through the
+redaction boundary. Memory switched off for the project (`rlm-mem disable`) makes every tool say so.
+
+Adding a tool: a method below decorated with @tool, and its description in catalog.TOOLS.
+"""
+import functools
+from typing import Annotated, Literal
+
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import Field
+
+from brain.mcp.catalog import TOOLS
+from brain.recall.core import build_core
+from brain.recall.depth import DEPTHS
+from brain.safety.fence import fence
+from brain.session import actions
+from brain.store import sensitivity
+from brain.store.chunk import CHUNK_TYPES, MANUAL_LINK_TYPES
+from brain.store.lifecycle import SCOPES, set_pinned
+from brain.util.errors import RlmMemError, describe
+
+MAX_TEXT = 20_000  # characters a tool takes as a memory's text (the command line takes files; a model, notes)
+MAX_QUERY = 2_000
+MAX_NOTE = 500  # a reason, a tag list
+
+Id = Annotated[str, Field(max_length=40)]
+Note = Annotated[str | None, Field(max_length=MAX_NOTE)]
+Date = Annotated[str | None, Field(max_length=40, description="ISO date or time")]
+ChunkType = Literal[CHUNK_TYPES] | None
+Sensitivity = Literal[sensitivity.LEVELS] | None
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+
+
+def tool(name: str | None = None, *, read_only: bool = False):
+    """Mark a method as the tool `name` (default: the method's). A library error (RlmMemError, OSError,
+    ValueError) becomes a ToolError with its message; anything else the SDK reports as a crash, without its text."""
+    def mark(method):
+        @functools.wraps(method)
+        def run(self, *args, **kwargs):
+            if self.off:
+                raise ToolError(self.off)
+            try:
+                return method(self, *args, **kwargs)
+            except (RlmMemError, OSError, ValueError) as exc:
+                raise ToolError(describe(exc) or str(exc)) from exc
+
+        run.tool_name, run.annotations = name or method.__name__, READ_ONLY if read_only else None
+        return run
+    return mark
+
+
+def answer(text: str, structured: dict) -> CallToolResult:
+    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content={"text": text,
+                                                                                               **structured})
+
+
+class MemoryTools:
+    """The tools over one store, for the project the server was started in (`project`: a ProjectInfo); `off` is
+    the message every tool answers when memory is switched off there; `max_sensitivity` is the most private level
+    a tool shows (RLM_MEM_MAX_SENSITIVITY, as for the hooks)."""
+
+    def __init__(self, store, project, *, off: str | None = None, max_sensitivity: str = "medium"):
+        self.store, self.project, self.off, self.max_sensitivity = store, project, off, max_sensitivity
+
+    def functions(self) -> dict:
+        """{tool name: bound method}, in catalog order."""
+        marked = {getattr(fn, "tool_name", None): attr for attr, fn in vars(type(self)).items()}
+        return {name: getattr(self, marked[name]) for name in TOOLS}
+
+    def _project(self, project):
+        return None if project == "all" else (project or self.project.id)
+
+    @tool(read_only=True)
+    def recall(self, query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY)],
+               budget: Annotated[int | None, Field(ge=50, le=8000)] = None,
+               project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
+               type: ChunkType = None, since: Date = None) -> CallToolResult:
+        result = actions.recall_memories(self.store, query, project=self._project(project), budget_tokens=budget,
+                                         max_sensitivity=self.max_sensitivity, chunk_type=type, since=since)
+        text = fence(result.render(), label="recall") if result.items else "No memory is relevant enough."
+        found = result.to_dict()
+        found["items"] = [{k: v for k, v in item.items() if k != "text"} for item in found["items"]]
+        return answer(text, found)
+
+    @tool()
+    def remember(self, content: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)], type: ChunkType = None,
+                 tags: Annotated[str | None, Field(max_length=MAX_NOTE, description="comma-separated")] = None,
+                 scope: Literal[SCOPES] | None = None, sensitivity: Sensitivity = None,
+                 supersedes: Id | None = None) -> CallToolResult:
+        chunks = actions.remember(self.store, content, self.project, chunk_type=type, tags=tags,
+                                  supersedes=[supersedes] if supersedes else (), sensitivity_level=sensitivity,
+                                  scope=scope)
+        ids = [c.id for c in chunks]
+        scopes = sorted({actions.scope_of_chunk(c) for c in chunks})
+        return answer(f"Remembered {', '.join(ids)} (scope {', '.join(scopes)}).", {"ids": ids, "scopes": scopes})
+
+    @tool(read_only=True)
+    def get(self, id: Id, depth: Literal[DEPTHS] = "full") -> CallToolResult:
+        chunk = actions.show(self.store, id, max_sensitivity=self.max_sensitivity)
+        return answer(fence(actions.chunk_text(chunk, depth), label="memory"), _described(chunk))
+
+    @tool("list", read_only=True)
+    def list_(self, type: ChunkType = None, tags: Note = None, since: Date = None, until: Date = None,
+              kind: Annotated[str | None, Field(max_length=40, description="memory, turn, session...")] = None,
+              project: Annotated[str | None, Field(max_length=200)] = None,
+              limit: Annotated[int, Field(ge=1, le=200)] = 20) -> CallToolResult:
+        chunks, hidden = actions.list_memories(self.store, chunk_type=type, tags=tags, since=since, until=until,
+                                               kind=kind, project=project, limit=limit, newest_first=True,
+                                               max_sensitivity=self.max_sensitivity)
+        lines = [actions.chunk_line(c) for c in chunks]
+        text = fence("\n".join(lines), label="memories") if lines else "No memories match."
+        if hidden:
+            text += f"\n({hidden} more are above the {self.max_sensitivity} sensitivity shown here.)"
+        return answer(text, {"memories": [_listed(c) for c in chunks], "hidden": hidden})
+
+    @tool()
+    def update(self, id: Id, content: Annotated[str | None, Field(max_length=MAX_TEXT)] = None,
+               type: ChunkType = None, tags: Note = None, sensitivity: Sensitivity = None,
+               reason: Note = None) -> CallToolResult:
+        chunk = actions.update(self.store, id, reason=reason, content=content, chunk_type=type, tags=tags,
+                               sensitivity=sensitivity)
+        return answer(f"Updated {chunk.id}.", {"id": chunk.id})
+
+    @tool()
+    def supersede(self, old: Id, new: Id, reason: Note = None) -> CallToolResult:
+        old_id, new_id = actions.replace(self.store, old, new, reason)
+        return answer(f"{old_id} is marked as replaced by {new_id}.", {"old": old_id, "new": new_id})
+
+    @tool()
+    def forget(self, id: Id, reason: Note = None) -> CallToolResult:
+        chunk_id = actions.forget(self.store, id, reason=reason or "forgotten through MCP")
+        return answer(f"Archived {chunk_id} (restore brings it back).", {"id": chunk_id, "status": "archived"})
+
+    @tool()
+    def restore(self, id: Id) -> CallToolResult:
+        chunk = self.store.restore_chunk(self.store.resolve_id(id))
+        return answer(f"Restored {chunk.id}.", {"id": chunk.id, "status": chunk.status})
+
+    @tool()
+    def pin(self, id: Id) -> CallToolResult:
+        return self._pinned(id, True)
+
+    @tool()
+    def unpin(self, id: Id) -> CallToolResult:
+        return self._pinned(id, False)
+
+    def _pinned(self, ref: str, pinned: bool) -> CallToolResult:
+        chunk = set_pinned(self.store, self.store.resolve_id(ref), pinned)
+        return answer(f"{'Pinned' if pinned else 'Unpinned'} {chunk.id}.", {"id": chunk.id, "pinned": pinned})
+
+    @tool()
+    def link(self, source: Id, target: Id, type: Literal[MANUAL_LINK_TYPES],
+             remove: bool = False) -> CallToolResult:
+        source_id, target_id = self.store.resolve_id(source), self.store.resolve_id(target)
+        self.store.link_chunks(source_id, target_id, type, remove=remove)
+        done = "Unlinked" if remove else "Linked"
+        return answer(f"{done}: {source_id} {type} {target_id}.",
+                      {"source": source_id, "target": target_id, "type": type, "removed": remove})
+
+    @tool(read_only=True)
+    def core(self, project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
+             budget: Annotated[int, Field(ge=200, le=3000)] = 3000) -> CallToolResult:
+        digest = build_core(self.store.root, self._project(project), budget_tokens=budget,
+                            max_sensitivity=self.max_sensitivity)
+        sections = [{"key": part["key"], "ids": [item["id"] for item in part["items"]]} for part in digest["sections"]]
+        return answer(fence(digest["text"], label="core"), {"project": digest["project"], "items": digest["items"],
+                                                            "tokens": digest["tokens"], "sections": sections})
+
+
+def _listed(chunk) -> dict:
+    """A memory as structured content: what it is, never what it says (that is in the fenced text)."""
+    md = chunk.metadata
+    return {"id": chunk.id, "created": chunk.created, "type": chunk.type, "kind": md.get("kind") or "memory",
+            "status": chunk.status, "pinned": chunk.pinned, "scope": md.get("scope") or "project",
+            "project": md.get("project"), "tags": chunk.tags}
+
+
+def _described(chunk) -> dict:
+    md = chunk.metadata
+    return dict(_listed(chunk), confidence=md.get("confidence"), sensitivity=md.get("sensitivity") or "low",
+                links={kind: ids for kind, ids in chunk.links.items() if ids})

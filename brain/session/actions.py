@@ -1,0 +1,220 @@
+"""What a person (the command line) or an agent (the MCP server) asks of memory by hand, written once: remember,
+recall with filters, show one memory, list memories, change one, replace one by another. The command line, the
+MCP server and the local page call these, so the checks (ids, sensitivity, scopes), the lock and the audit lines
+are the same whichever way a request came in.
+
+Sensitivity: a reader is limited to a level (`max_sensitivity`); memories above it are refused by `show` and left
+out of `list_memories` (their number is returned, so the reader can say some were hidden).
+"""
+from brain.capture.scopes import scope_of
+from brain.index.access import record_access
+from brain.recall.depth import render, structure_lines, summary_line
+from brain.recall.recall import recall
+from brain.session.brief import refresh_briefs
+from brain.store import sensitivity
+from brain.store.chunk_store import relation_note
+from brain.store.lifecycle import own_store_beside, remember_memory, set_deletion_policy, set_scope, supersede
+from brain.util.errors import ChunkNotFound, ChunkValidationError, RlmMemError
+from brain.util.timestamps import normalize_timestamp
+from brain.util.tokens import estimate_tokens
+
+class InvalidDate(ChunkValidationError):
+    """A since/until that is not an ISO date or time."""
+
+
+FILTER_WIDEN = 4  # a filtered recall ranks this many times its budget, then keeps what matches within the budget
+DAY_LINE_TOKENS = 3  # a recalled item under a day not shown yet costs that day's line too (as recall counts it)
+
+
+def scope_of_chunk(chunk) -> str:
+    return chunk.metadata.get("scope") or "project"
+
+
+def remember(store, content: str, project, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
+             supersedes=(), pinned=False, sensitivity_level=None, scope=None, deletion_policy=None,
+             procedure=None) -> list:
+    """Store what was asked to be remembered; returns its chunks (the one it repeats, when it was said before).
+
+    `project` is the ProjectInfo it is filed under; `supersedes` takes full or 8-hex short ids. Without `scope`,
+    the words choose user or project (brain/capture/scopes.py); a repeat said again with a scope takes that scope.
+    The project's session-start brief is refreshed, so the next session start finds it ready. What is about the
+    person never goes into a project's memory shared through git: it goes to their own store (`store_for`).
+    `deletion_policy`: seed 004's auto_prune (the default), manual_only or never; `procedure`: {"steps",
+    "preconditions", "postconditions"} (lists of text) makes it seed 003's procedure."""
+    chosen = scope or scope_of(content)
+    store = store_for(store, chosen)
+    chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation_id,
+                             confidence=confidence, supersedes=[store.resolve_id(ref) for ref in supersedes],
+                             pinned=pinned, project=project.id, procedure=procedure or None,
+                             extra_metadata={"project_name": project.name, "sensitivity": sensitivity_level,
+                                             "scope": None if chosen == "project" else chosen,
+                                             "deletion_policy": None if deletion_policy == "auto_prune"
+                                             else deletion_policy})
+    if scope:
+        chunks = [set_scope(store, c.id, scope) if scope_of_chunk(c) != scope else c for c in chunks]
+    refresh_brief(store.root, project.id)
+    return chunks
+
+
+def store_for(store, scope: str):
+    """Where a memory of `scope` goes: a user-scope memory said in a project whose memory is shared with its team
+    goes to the person's own store (lifecycle.own_store_beside); everything else stays in `store`."""
+    return (own_store_beside(store) or store) if scope == "user" else store
+
+
+def refresh_brief(root, project_id: str) -> None:
+    """This project's session-start brief, computed now that memory changed, so that the next session start finds
+    it ready (bench/run.py: the first start after a write). A cache: failing to refresh it loses nothing."""
+    try:
+        refresh_briefs(root, project_id=project_id, stale_only=True)
+    except Exception:  # noqa: BLE001 - the next session start computes it
+        pass
+
+
+def recall_memories(store, query: str, *, project, limit=None, budget_tokens=None, depth="full",
+                    max_sensitivity="medium", files=(), track=True, chunk_type=None, since=None):
+    """recall/recall.recall over the store brought up to date first (chunk files changed behind rlm-mem's back,
+    a git pull, are indexed before ranking). `chunk_type` and `since` (an ISO date or time) keep only the memories
+    of that type, or made since then: ranked over a wider budget, then fitted into the one asked for."""
+    try:
+        store.sync_derived()
+    except (RlmMemError, OSError):
+        pass  # a read-only or busy store is still searchable as it is
+    if since:
+        since = _timestamp(since, "since")
+    options = dict(project=project, depth=depth, max_sensitivity=max_sensitivity, files=files)
+    if chunk_type is None and not since:
+        return recall(store.root, query, limit=limit, budget_tokens=budget_tokens, track=track, **options)
+    budget = recall(store.root, query, budget_tokens=budget_tokens, track=False, **options).budget_tokens
+    wide = recall(store.root, query, limit=limit, budget_tokens=budget * FILTER_WIDEN, track=False, **options)
+    kept, used, days = [], 0, set()
+    for item in wide.items:
+        if (chunk_type and item.type != chunk_type) or (since and item.created < since):
+            continue
+        cost = estimate_tokens(item.line()) + (0 if item.day in days else DAY_LINE_TOKENS)
+        if used + cost <= budget:
+            kept.append(item)
+            days.add(item.day)
+            used += cost
+    if track and kept:
+        try:
+            record_access(store.root, [item.id for item in kept])
+        except OSError:
+            pass  # a read-only store can still be recalled from
+    return type(wide)(query, kept, budget, depth, wide.candidates)
+
+
+def _timestamp(value: str, name: str) -> str:
+    try:
+        return normalize_timestamp(value)
+    except ValueError:
+        raise InvalidDate(f"{name}: {value!r} is not an ISO date or time, e.g. 2026-02-01") from None
+
+
+def too_sensitive(chunk, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> bool:
+    """Whether the chunk is more private than a reader limited to `max_sensitivity` (None: no limit) may see."""
+    return max_sensitivity is not None and sensitivity.above(chunk.metadata.get("sensitivity"), max_sensitivity)
+
+
+def show(store, ref: str, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, archived: bool = False):
+    """The memory `ref` names (full id or 8-hex tail), counted as a use; ChunkNotFound, or ChunkValidationError
+    when it is more private than `max_sensitivity` (it is then not counted)."""
+    chunk_id = store.resolve_id(ref)
+    chunk = store.get_chunk(chunk_id, include_archived=archived, track=False)
+    if chunk is None:
+        hint = "" if archived else " (archived memories are not looked at)"
+        raise ChunkNotFound(f"no chunk {chunk_id} in {store.root}{hint}")
+    if too_sensitive(chunk, max_sensitivity):
+        raise ChunkValidationError(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity, above "
+                                   f"{max_sensitivity}")
+    return store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
+
+
+def chunk_line(chunk) -> str:
+    """One line of a list: id, day, type, the first words, pin and status."""
+    flags = "".join([" 📌" if chunk.pinned else "", f" [{chunk.status}]" if chunk.status != "active" else ""])
+    return f"{chunk.id}  {chunk.created[:10]}  {chunk.type:<10} {summary_line(chunk.to_dict(), 70)}{flags}"
+
+
+def chunk_text(chunk, depth: str) -> str:
+    """One memory at a depth: a head line (id, type, time, confidence, uses, status when not active, deletion
+    policy when set, tags), the text, and at full depth its structure (a session record's five layers, a
+    procedure's steps) and its links with their strength and context; `complete` is every field."""
+    d = chunk.to_dict()
+    if depth == "complete":
+        return render(d, depth)
+    md = chunk.metadata
+    head = (f"{chunk.id} · {chunk.type} · {chunk.created.replace('T', ' ')[:16]} · confidence {md['confidence']:.2f}"
+            f" · accessed {md['access_count']}×")
+    if chunk.status != "active":
+        head += f" · {chunk.status.upper()}"
+    if md.get("deletion_policy"):
+        head += f" · deletion policy {md['deletion_policy']}"
+    if chunk.tags:
+        head += " · tags: " + ", ".join(chunk.tags)
+    lines = [head, render(d, depth)]
+    if depth == "full":
+        lines += structure_lines(md)
+        links = [f"  {t} → {_targets(d, t, v)}" for t, v in chunk.links.items() if v]
+        if links:
+            lines += ["links:"] + links
+    return "\n".join(lines)
+
+
+def _targets(chunk: dict, link_type: str, targets) -> str:
+    """The targets of one link type, each with its strength and context when recorded."""
+    shown = []
+    for target in targets:
+        note = relation_note(chunk, link_type, target)
+        extra = ", ".join(x for x in (f"strength {note['strength']:g}" if "strength" in note else "",
+                                      f"\"{note['context']}\"" if note.get("context") else "") if x)
+        shown.append(f"{target} ({extra})" if extra else target)
+    return ", ".join(shown)
+
+
+def list_memories(store, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, limit=None, newest_first=False,
+                  since=None, until=None, **filters) -> tuple:
+    """(chunks, how many were hidden as too sensitive): the memories matching `filters` (ChunkStore.list_chunks's),
+    oldest first (newest first when asked), at most `limit`. `max_sensitivity` None shows every level."""
+    for name, value in (("since", since), ("until", until)):
+        if value:
+            _timestamp(value, name)  # a clear error before the chunk files are read (list_chunks reads the value)
+    chunks = store.list_chunks(since=since or None, until=until or None, **filters)
+    shown = [c for c in chunks if not too_sensitive(c, max_sensitivity)]
+    if newest_first:
+        shown.reverse()
+    return (shown[:limit] if limit else shown), len(chunks) - len(shown)
+
+
+def update(store, ref: str, *, reason=None, deletion_policy=None, **changes):
+    """Change a memory's content, chunk_type, tags, confidence, sensitivity or deletion policy (those given and
+    not None)."""
+    changes = {k: v for k, v in changes.items() if v is not None}
+    if not changes and deletion_policy is None:
+        raise ChunkValidationError("nothing to change: give content, type, tags, confidence, sensitivity or "
+                                   "deletion policy")
+    if "confidence" in changes and not 0.0 <= changes["confidence"] <= 1.0:
+        raise ChunkValidationError("confidence must be between 0 and 1")
+    chunk_id = store.resolve_id(ref)
+    chunk = set_deletion_policy(store, chunk_id, deletion_policy, reason=reason) if deletion_policy else None
+    return store.revise_chunk(chunk_id, reason=reason, **changes) if changes else chunk
+
+
+def replace(store, old_ref: str, new_ref: str, reason=None) -> tuple:
+    """Mark the memory `old_ref` as replaced by `new_ref` (both must exist; a memory cannot replace itself).
+    Returns (old id, new id)."""
+    old, new = store.resolve_id(old_ref), store.resolve_id(new_ref)
+    if old == new:
+        raise ChunkValidationError("a memory cannot replace itself")
+    if store.get_chunk(new, track=False) is None:
+        raise ChunkNotFound(f"no memory {new} (archived memories are restored first)")
+    supersede(store, old, new, reason)
+    return old, new
+
+
+def forget(store, ref: str, *, permanent: bool = False, reason=None) -> str:
+    """Archive a memory (restore brings it back), or delete it for good; returns its id."""
+    chunk_id = store.resolve_id(ref)
+    if not store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
+        raise ChunkNotFound(f"no chunk {chunk_id} in {store.root} (already archived?)")
+    return chunk_id
