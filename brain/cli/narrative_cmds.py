@@ -4,6 +4,7 @@ import click
 from brain.cli.common import emit_json, json_option, pass_env
 from brain.narrative.causes import chain_lines, why as why_chain
 from brain.narrative.chapters import chapters as project_chapters, wisdom as project_wisdom
+from brain.store import sensitivity
 
 
 def _project(env, project, all_projects):
@@ -67,9 +68,10 @@ def wisdom(env, project, as_json):
 
 @click.command()
 @click.argument("chunk_id")
+@click.option("--sensitive", is_flag=True, help="Show the words of memories marked high or hyper sensitivity too.")
 @json_option
 @pass_env
-def why(env, chunk_id, as_json):
+def why(env, chunk_id, sensitive, as_json):
     """The causal chain around a memory, both ways: what led to it (caused_by, solves, blocked_by, ...) and what
     it led to.
 
@@ -78,7 +80,7 @@ def why(env, chunk_id, as_json):
     chunk_id = env.full_id(chunk_id)
     if env.store.get_chunk(chunk_id, track=False, include_archived=True) is None:
         raise click.ClickException(f"no chunk {chunk_id} in {env.root}")
-    answer = why_chain(env.root, chunk_id)
+    answer = why_chain(env.root, chunk_id, max_sensitivity=None if sensitive else sensitivity.DEFAULT_LIMIT)
     if as_json:
         emit_json(answer)
     else:

@@ -8,6 +8,7 @@ what followed, each as a tree a few links deep. Reads index/search.db (the links
 """
 from brain.index.search_index import connect
 from brain.recall.depth import summary_line
+from brain.store import sensitivity
 from brain.store.chunk import WHY_LINKS
 from brain.store.layout import StoreLayout
 from brain.cpython.fast import sqlite3
@@ -37,21 +38,25 @@ def _edges(conn, chunk_id: str) -> list:
     return sorted(best.values())
 
 
-def _node(conn, layout, chunk_id: str, cache: dict) -> dict:
+def _node(conn, layout, chunk_id: str, cache: dict, limit: str | None) -> dict:
+    """What the answer says of one memory; the summary of one more private than `limit` is left out."""
     if chunk_id not in cache:
-        row = conn.execute("SELECT id, created, type, kind, status, content FROM chunks WHERE id=?",
+        row = conn.execute("SELECT id, created, type, kind, status, content, sensitivity FROM chunks WHERE id=?",
                            (chunk_id,)).fetchone()
         if row is None:  # archived (not indexed): its file still says what it was
             data = layout.read_file(layout.archive_path(chunk_id))
-            row = (chunk_id, data["metadata"]["created"], data["type"], data["metadata"].get("kind", "memory"),
-                   "archived", data["content"]) if data else (chunk_id, "", "", "", "missing", "")
-        cid, created, chunk_type, kind, status, content = row
+            md = data["metadata"] if data else {}
+            row = (chunk_id, md["created"], data["type"], md.get("kind", "memory"), "archived", data["content"],
+                   md.get("sensitivity", "low")) if data else (chunk_id, "", "", "", "missing", "", "low")
+        cid, created, chunk_type, kind, status, content, level = row
+        hidden = limit is not None and sensitivity.above(level, limit)
         cache[chunk_id] = {"id": cid, "created": created, "type": chunk_type, "kind": kind, "status": status,
-                           "summary": summary_line({"content": content or "", "metadata": {}}, 110)}
+                           "summary": f"(marked {level} sensitivity)" if hidden
+                           else summary_line({"content": content or "", "metadata": {}}, 110)}
     return cache[chunk_id]
 
 
-def _walk(conn, layout, start: str, upstream: bool, cache: dict, seen: set, depth: int) -> list:
+def _walk(conn, layout, start: str, upstream: bool, cache: dict, seen: set, depth: int, limit) -> list:
     """The tree of causes (upstream) or effects from `start`, each node once in the whole answer."""
     if depth >= MAX_DEPTH:
         return []
@@ -60,24 +65,25 @@ def _walk(conn, layout, start: str, upstream: bool, cache: dict, seen: set, dept
         if is_cause != upstream or other in seen or len(seen) >= MAX_NODES:
             continue
         seen.add(other)
-        node = dict(_node(conn, layout, other, cache), link=kind, held_by=holder)
-        node["then"] = _walk(conn, layout, other, upstream, cache, seen, depth + 1)
+        node = dict(_node(conn, layout, other, cache, limit), link=kind, held_by=holder)
+        node["then"] = _walk(conn, layout, other, upstream, cache, seen, depth + 1, limit)
         out.append(node)
     return out
 
 
-def why(root, chunk_id: str) -> dict:
+def why(root, chunk_id: str, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> dict:
     """{"memory": node, "causes": [tree], "effects": [tree]} (each node: id, created, type, kind, status,
-    summary, and for the trees the link that joins it, which memory holds that link, and what lies beyond it)."""
+    summary, and for the trees the link that joins it, which memory holds that link, and what lies beyond it).
+    A memory more private than `max_sensitivity` (None: no limit) is named without its words."""
     conn = connect(root, readonly=True)
     layout = StoreLayout(root)
     if conn is None:
         return {"memory": {"id": chunk_id}, "causes": [], "effects": []}
     try:
         cache, seen = {}, {chunk_id}
-        memory = _node(conn, layout, chunk_id, cache)
-        causes = _walk(conn, layout, chunk_id, True, cache, seen, 0)
-        effects = _walk(conn, layout, chunk_id, False, cache, seen, 0)
+        memory = _node(conn, layout, chunk_id, cache, max_sensitivity)
+        causes = _walk(conn, layout, chunk_id, True, cache, seen, 0, max_sensitivity)
+        effects = _walk(conn, layout, chunk_id, False, cache, seen, 0, max_sensitivity)
     except sqlite3.DatabaseError:
         return {"memory": {"id": chunk_id}, "causes": [], "effects": []}
     finally:

@@ -4,6 +4,7 @@ the words of its topic. From a record's five layers (metadata.layers) when it ha
 from collections import Counter
 from dataclasses import dataclass, field
 
+from brain.store import sensitivity
 from brain.store.layout import StoreLayout
 from brain.util.text import STOPWORDS, clip, first_sentence, sentences, words
 
@@ -14,6 +15,8 @@ _WORK_WORDS = frozenset("""fix fixed fixing add added adding make made run ran r
 update updated change changed work working file files code please now need needs want try again also new
 check look see can could would should let write wrote""".split())
 _TOPIC_WORDS = 12
+# What chapters and wisdom may quote: nothing more private than what the hooks inject by default (an SQL list).
+SHOWN_LEVELS = "(" + ", ".join(f"'{level}'" for level in sensitivity.allowed(sensitivity.DEFAULT_LIMIT)) + ")"
 
 
 @dataclass
@@ -80,8 +83,10 @@ def view_of(chunk: dict) -> SessionView:
 
 def session_views(root, conn, project, *, after_rowid: int = 0) -> list:
     """The project's session records (every project's when `project` is None) indexed after `after_rowid`,
-    oldest first, as (rowid, SessionView). Retracted records are left out."""
-    sql = "SELECT rowid, id FROM chunks WHERE kind='session' AND rowid > ? AND status != 'retracted'"
+    oldest first, as (rowid, SessionView). Retracted records, and records more private than the hooks inject
+    by default, are left out."""
+    sql = (f"SELECT rowid, id FROM chunks WHERE kind='session' AND rowid > ? AND status != 'retracted' "
+           f"AND sensitivity IN {SHOWN_LEVELS}")
     params = [after_rowid]
     if project is not None:
         sql += " AND project IS ?"

@@ -9,7 +9,7 @@
   chapters lived with.
 Computed with the chapters (chapters.refresh) and kept with them in index/narrative.json.
 """
-from brain.narrative.sessions import topic_words
+from brain.narrative.sessions import SHOWN_LEVELS, topic_words
 from brain.util.text import clip
 
 SAME_ERROR = 0.5  # Jaccard of two errors' words from which they are one error met again
@@ -86,7 +86,8 @@ def learning_rows(conn, chapter: dict) -> list:
     for start in range(0, len(conversations), 500):
         part = conversations[start:start + 500]
         for row in conn.execute(f"SELECT id, conversation_id, content, created FROM chunks WHERE kind='learning' "
-                                f"AND status IN ('active', 'contested') AND conversation_id IN "
+                                f"AND status IN ('active', 'contested') AND sensitivity IN {SHOWN_LEVELS} "
+                                f"AND conversation_id IN "
                                 f"({','.join('?' * len(part))}) ORDER BY created, id", part).fetchall():
             if not any(other[1] == row[1] and one_learning(other[2], row[2]) for other in rows):
                 rows.append(tuple(row))
@@ -108,12 +109,10 @@ def project_wisdom(conn, project, chapters) -> dict:
     """The wisdom of one project (None: memories without a project) from its chapters and its typed memories."""
     learned = [row for chapter in chapters for row in learning_rows(conn, chapter)]
     errors = recurring_errors(learned, chapters)
-    conventions = _held(conn.execute(
-        "SELECT id, content, created, kind, access_count FROM chunks WHERE kind IN ('preference', 'correction') "
-        "AND project IS ? AND status='active' ORDER BY created, id", (project,)).fetchall(), chapters)
-    decisions = _held(conn.execute(
-        "SELECT id, content, created, kind, access_count FROM chunks WHERE kind='decision' AND project IS ? "
-        "AND status='active' ORDER BY created, id", (project,)).fetchall(), chapters)
+    typed = ("SELECT id, content, created, kind, access_count FROM chunks WHERE kind IN ({}) AND project IS ? "
+             f"AND status='active' AND sensitivity IN {SHOWN_LEVELS} ORDER BY created, id")
+    conventions = _held(conn.execute(typed.format("'preference', 'correction'"), (project,)).fetchall(), chapters)
+    decisions = _held(conn.execute(typed.format("'decision'"), (project,)).fetchall(), chapters)
     start = min((c["start"] for c in chapters), default=None)
     end = max((c["end"] for c in chapters), default=None)
     summary = (f"{len(chapters)} chapter{'s' * (len(chapters) != 1)}"
