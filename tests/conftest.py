@@ -22,6 +22,14 @@ def isolated_memory(tmp_path, monkeypatch):
     return memory
 
 
+@pytest.fixture
+def project(tmp_path):
+    """A project folder (the `cwd` hooks are given) under tmp_path."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    return folder
+
+
 # Times relative to now, for gardening and session-start tests that need old or recent memories.
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 

@@ -1,4 +1,5 @@
-"""Seed 003's cognitive memories: types mapped (original kept), relations and edge files become links."""
+"""Seed 003's cognitive memories: types mapped (original kept), procedures kept structured, relations and edge
+files become links of the same type with their strength and context."""
 from pathlib import Path
 
 import pytest
@@ -36,23 +37,26 @@ def test_types_map_without_losing_the_original(imported):
     assert solution.metadata["title"] == "Capped Celery worker memory with max-tasks-per-child"
     assert solution.content.startswith("Capped Celery worker memory with max-tasks-per-child\n\nSet worker_max")
     assert "Steps:\n1. Bump the version in app.json" in procedure.content
-    assert procedure.metadata["extra"]["steps"][2] == "Upload the build to both stores"
+    assert procedure.metadata["procedure"]["steps"][2] == "Upload the build to both stores"
+    assert "steps" not in procedure.metadata["extra"]
 
 
-def test_relations_become_links_with_the_original_type_kept(imported):
+def test_relations_become_links_of_their_own_type_with_strength_and_context(imported):
     _, report, chunks = imported
     solution, problem = chunks["6f1c2a9e"], chunks["0a9b8c7d"]
     # stated on both sides (outgoing on the solution, incoming on the problem): one link
-    assert solution.links["supports"] == [problem.id]
-    assert problem.links["supports"] == []
-    (relation,) = solution.metadata["extra"]["relations"]
-    assert relation["type"] == "SOLVES" and relation["link"] == "supports" and relation["strength"] == 0.9
+    assert solution.links["solves"] == [problem.id] and solution.links["supports"] == []
+    assert problem.links.get("solves", []) == []
+    assert solution.metadata["relations"] == [{"type": "solves", "target": problem.id, "strength": 0.9,
+                                               "context": "Recycling workers bounds the leak"}]
+    assert "relations" not in solution.metadata["extra"]
 
 
 def test_edge_files_link_and_record_their_description(imported):
     _, report, chunks = imported
     decision, solution = chunks["7d7d7d7d"], chunks["6f1c2a9e"]
-    assert decision.links["supports"] == [solution.id]
+    assert decision.links["builds_on"] == [solution.id]
+    assert decision.metadata["relations"] == [{"type": "builds_on", "target": solution.id, "strength": 0.5}]
     (relation,) = [r for r in decision.metadata["extra"]["relations"] if r["type"] == "BUILDS_ON"]
     assert relation["target"] == "6f1c2a9e-0b7d-4c1e-9a55-1d2e3f4a5b6c"
     assert relation["description"].startswith("The single-runner scheduler relies")
@@ -82,4 +86,4 @@ def test_relation_to_a_memory_imported_later_is_linked_then(tmp_path):
     assert both.created == 1 and both.links == 1
     solution = next(c for c in store.list_chunks() if c.metadata["original_type"] == "solution")
     problem = next(c for c in store.list_chunks() if c.metadata["original_type"] == "problem")
-    assert solution.links["supports"] == [problem.id]
+    assert solution.links["solves"] == [problem.id]

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.capture.candidates import MemoryCandidate, slug_filename
+from brain.capture.causal import link_causes
 from brain.capture.currency import TOOLS_LINE, resolve_open_changes, session_changes, supersede_stale
 from brain.capture.extract import extract_memories
+from brain.capture.layers import session_layers
 from brain.capture.novelty import Recalled, restated
 from brain.capture.queue import INGEST_LOCK, captured_offset, end_session, pending, save_offset, seen_session
 from brain.capture.rules.tool_events import runs_tests, tests_passed
@@ -30,11 +32,12 @@ from brain.capture.transcript import parse_transcript, start_cwd
 from brain.context.project import ProjectInfo, memory_disabled, project_id
 from brain.index.search_index import connect
 from brain.recall.depth import summary_line
+from brain.safety.redact import redact_value
 from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
 from brain.store.lifecycle import find_duplicate, own_store_beside, reinforce, retract
-from brain.util.errors import StoreBusy, StoreUnwritable
+from brain.util.errors import RlmMemError, StoreBusy, StoreUnwritable
 from brain.util.files import append_line, ensure_dir, owner_lock, read_json, try_acquire
 from brain.util.text import sentences
 from brain.util.timestamps import normalize_timestamp
@@ -217,9 +220,9 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     fallback_time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(transcript_path.stat().st_mtime))
     turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
                        fallback_time=fallback_time, engine=store.engine, recalled=parsed.recalled)
-    memories = memory_specs(extract_memories(parsed.turns, parsed.recalled), session_id=sid, project=project,
-                            transcript_path=transcript_path, fallback_time=fallback_time,
-                            turn_ids=turn_chunk_ids(turns))
+    found = extract_memories(parsed.turns, parsed.recalled)
+    memories = memory_specs(found, session_id=sid, project=project, transcript_path=transcript_path,
+                            fallback_time=fallback_time, turn_ids=turn_chunk_ids(turns))
     report.turns, report.memories = len(turns), len(memories)
     try:
         fresh = _keep_apart(store, _new_memories(store, memories, project.id, sid), sid)
@@ -228,18 +231,26 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
         _record_changes(turns, changes, sid)
         specs, record_id = turns + fresh, None
         if final:
-            whole = parsed.turns if start == 0 else parse_transcript(transcript_path).turns
+            full = parsed if start == 0 else parse_transcript(transcript_path)
+            whole = full.turns
             record = session_record(whole)
             if record is not None:
                 # A new record joins the turns' write session: every write session loads and saves the JSON
                 # indexes, ~2 s at 100k chunks (bench/run.py).
+                layers = session_layers(record, whole, branch=full.git_branch, recalled=full.recalled,
+                                        found=found if start == 0 else None)
                 record_spec, record_id = _session_record_spec(store, record, sid, project, transcript_path,
-                                                              fallback_time)
+                                                              fallback_time, layers)
                 if record_spec is not None:
                     specs.append(record_spec)
         added = []
         stored = store.create_many(specs, reason=f"captured from session {sid}", bulk=True, added=added)
-        _supersede_changed_values(store, project.id, changes, stored, sid)
+        replaced = _supersede_changed_values(store, project.id, changes, stored, sid)
+        try:  # causal links between what is stored now: a failure here must never lose the capture
+            link_causes(store, whole if final else parsed.turns, specs, stored, sid=sid, fallback_time=fallback_time,
+                        record_id=record_id, final=final, replaced=replaced)
+        except RlmMemError:
+            pass
         _retract_rewound(store, sid, parsed.rewound)
         report.created = sum(1 for c in added if c.id != record_id)
         report.session_record = record_id
@@ -310,20 +321,22 @@ def _record_changes(specs, changes, sid: str) -> None:
             extra.setdefault("changes", []).append({"old": change.old, "new": change.new})
 
 
-def _supersede_changed_values(store, project_id: str, changes, stored, sid: str) -> None:
-    """Values this session changed make the older memories (not turns) that still state them superseded."""
+def _supersede_changed_values(store, project_id: str, changes, stored, sid: str) -> list:
+    """Values this session changed make the older memories (not turns) that still state them superseded. Returns
+    (old id, new id, ...) of each."""
     if not changes:
-        return
+        return []
     by_key = {(c.metadata.get("provenance") or {}).get("hash"): c.id for c in stored}
 
     def chunk_of_turn(turn):  # the turn's first chunk (ids derive from keys: see turn_specs)
         return by_key.get(key_hash(f"turn:{sid}:{turn.uuid or f'offset-{turn.offset}'}:1"))
 
-    supersede_stale(store, project_id, changes, chunk_of_turn)
+    return supersede_stale(store, project_id, changes, chunk_of_turn)
 
 
-def _session_record_spec(store, record, sid, project, transcript_path, fallback_time) -> tuple:
-    """(create_many spec of a new session record or None, its id). A stored record is updated here."""
+def _session_record_spec(store, record, sid, project, transcript_path, fallback_time, layers=None) -> tuple:
+    """(create_many spec of a new session record or None, its id). A stored record is updated here. `layers`:
+    seed 002's five layers (capture/layers), kept in metadata.layers beside the text."""
 
     text = record.to_text()
     created = record.started or fallback_time
@@ -331,14 +344,15 @@ def _session_record_spec(store, record, sid, project, transcript_path, fallback_
     cid = new_chunk_id(created, key)
     existing = store.get_chunk(cid, track=False)
     piece = store.engine.chunk(text)[0]
+    structure = redact_value({"layers": layers, "ended": record.ended}) if layers else {}  # as stored, to compare
     if existing is not None:
-        if existing.content != piece:
-            store.revise_chunk(cid, content=piece, reason="session record updated")
+        if existing.content != piece or any(existing.metadata.get(k) != v for k, v in structure.items()):
+            store.revise_chunk(cid, content=piece, reason="session record updated", **structure)
         return None, cid
     md = {"kind": "session", "category": "past", "project": project.id, "project_name": project.name,
           "title": f"Session: {record.intent[:120]}" if record.intent else "Session record",
           "files": list(record.files_edited)[:200],
-          "provenance": {"kind": "outcome", "ref": sid, "file": str(transcript_path)}}
+          "provenance": {"kind": "outcome", "ref": sid, "file": str(transcript_path)}, **structure}
     return dict(content=piece, chunk_type="note", conversation_id=sid, confidence=SESSION_CONFIDENCE,
                 created=created, metadata=md, key=key, tags=["session"]), cid
 

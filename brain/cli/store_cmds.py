@@ -1,20 +1,23 @@
-"""Store commands: remember, get, update, scope, forget, restore, list, link, reindex, stats."""
+"""Store commands: remember, get, update, scope, forget, restore, list, link, contest, retract, reinstate, reindex,
+stats."""
 import sys
 
 import click
 
 from brain.capture.scopes import scope_of
 from brain.cli.common import emit_json, json_option, pass_env, progress_bar
+from brain.narrative.chapters import refresh as refresh_narrative
 from brain.recall.depth import DEPTHS
 from brain.session import actions
-from brain.store import sensitivity
-from brain.store.chunk import CHUNK_TYPES
+from brain.store import lifecycle, sensitivity
+from brain.store.chunk import CHUNK_TYPES, DELETION_POLICIES, MANUAL_LINK_TYPES
 from brain.store.lifecycle import SCOPES, set_scope
 from brain.util.errors import ChunkValidationError
 
 TYPE_CHOICE = click.Choice(CHUNK_TYPES)
 SENSITIVITY_CHOICE = click.Choice(sensitivity.LEVELS)
 SCOPE_CHOICE = click.Choice(SCOPES)
+POLICY_CHOICE = click.Choice(DELETION_POLICIES)
 
 
 def read_content(content):
@@ -48,10 +51,16 @@ def parse_confidence(value):
 @click.option("--scope", type=SCOPE_CHOICE, default=None,
               help="user: about you, recalled in every project; project: here only; global: true everywhere. "
                    "Default: user when the words are about you (\"answer me in British English\"), else project.")
+@click.option("--deletion-policy", "deletion_policy", type=POLICY_CHOICE, default=None,
+              help="auto_prune (default: gardening may archive it), manual_only (only you remove it), "
+                   "never (forget --permanent refuses it).")
+@click.option("--step", "steps", multiple=True, help="A procedure's step, in order (repeat it).")
+@click.option("--precondition", "preconditions", multiple=True, help="What must hold before the procedure.")
+@click.option("--postcondition", "postconditions", multiple=True, help="What holds after it.")
 @json_option
 @pass_env
 def remember(env, content, chunk_type, tags, conversation, confidence, supersedes, pin, sensitivity, scope,
-             as_json):
+             deletion_policy, steps, preconditions, postconditions, as_json):
     """Store a memory (argument or stdin); prints the new ids.
 
     Long text is split into chunks of at most 800 tokens.
@@ -60,12 +69,16 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
     Examples:
       rlm-mem remember "The staging database listens on port 5433" --tags db
       rlm-mem remember "I prefer pytest over unittest" --scope user
+      rlm-mem remember "Release checklist" --step "Run the tests" --step "Tag the release" --deletion-policy never
     """
     content = read_content(content)
     parse_confidence(confidence)
+    procedure = {name: list(items) for name, items in (("steps", steps), ("preconditions", preconditions),
+                                                        ("postconditions", postconditions)) if items}
     chunks = actions.remember(env.store, content, env.project, chunk_type=chunk_type, tags=tags,
                               conversation_id=conversation, confidence=confidence, supersedes=supersedes, pinned=pin,
-                              sensitivity_level=sensitivity, scope=scope)
+                              sensitivity_level=sensitivity, scope=scope, deletion_policy=deletion_policy,
+                              procedure=procedure)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
@@ -149,16 +162,23 @@ def get(env, chunk_id, depth, archived, sensitive, as_json):
 @click.option("--tags", default=None, help="Replace the tags (comma-separated).")
 @click.option("--confidence", type=float, default=None)
 @click.option("--sensitivity", type=SENSITIVITY_CHOICE, default=None)
+@click.option("--deletion-policy", "deletion_policy", type=POLICY_CHOICE, default=None,
+              help="auto_prune, manual_only or never.")
 @click.option("--reason", default=None, help="Why (kept in the audit log).")
 @json_option
 @pass_env
-def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, reason, as_json):
-    """Change a memory's content, type, tags or confidence."""
-    if all(v is None for v in (content, chunk_type, tags, confidence, sensitivity)):
-        raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence or --sensitivity")
+def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, deletion_policy, reason, as_json):
+    """Change a memory's content, type, tags, confidence, sensitivity or deletion policy.
+
+    Example: rlm-mem update 1a2b3c4d --deletion-policy never
+    """
+    if all(v is None for v in (content, chunk_type, tags, confidence, sensitivity, deletion_policy)):
+        raise click.UsageError("nothing to change: give --content, --type, --tags, --confidence, --sensitivity or "
+                               "--deletion-policy")
     chunk = actions.update(env.store, chunk_id, reason=reason,
                            content=None if content is None else read_content(content), chunk_type=chunk_type,
-                           tags=tags, confidence=parse_confidence(confidence), sensitivity=sensitivity)
+                           tags=tags, confidence=parse_confidence(confidence), sensitivity=sensitivity,
+                           deletion_policy=deletion_policy)
     emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
 
 @click.command()
@@ -215,23 +235,61 @@ def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, a
 @click.command()
 @click.argument("source_id")
 @click.argument("target_id")
-@click.option("--type", "link_type", type=click.Choice(["supports", "contradicts"]), required=True)
+@click.option("--type", "link_type", type=click.Choice(MANUAL_LINK_TYPES), required=True,
+              help="How SOURCE relates to TARGET: SOURCE solves TARGET, SOURCE caused_by TARGET, ...")
+@click.option("--strength", type=click.FloatRange(0.0, 1.0), default=None, help="0 to 1: how strong the relation is.")
+@click.option("--context", default=None, help="One sentence saying why they are related.")
 @click.option("--remove", is_flag=True, help="Remove the link instead.")
+@json_option
 @pass_env
-def link(env, source_id, target_id, link_type, remove):
-    """Record that one memory supports or contradicts another."""
+def link(env, source_id, target_id, link_type, strength, context, remove, as_json):
+    """Relate one memory to another: supports, contradicts, solves, causes, builds_on, alternative_to, requires,
+    follows, related_to, caused_by, led_to, blocked_by.
+
+    \b
+    Examples:
+      rlm-mem link 1a2b3c4d 5e6f7a8b --type solves --strength 0.8 --context "keepalive stops the idle drops"
+      rlm-mem link 1a2b3c4d 5e6f7a8b --type contradicts
+    """
     source_id, target_id = env.full_id(source_id), env.full_id(target_id)
-    env.store.link_chunks(source_id, target_id, link_type, remove=remove)
-    click.echo(f"{'unlinked' if remove else 'linked'} {source_id} {link_type} {target_id}")
+    chunk = env.store.link_chunks(source_id, target_id, link_type, remove=remove, strength=strength, context=context)
+    if as_json:
+        emit_json(chunk.to_dict())
+    else:
+        click.echo(f"{'unlinked' if remove else 'linked'} {source_id} {link_type} {target_id}")
+
+
+def _status_command(action, verb: str, example: str, doc: str):
+    @click.command(name=verb, help=f"{doc}\n\nExample: {example}")
+    @click.argument("chunk_id")
+    @click.option("--reason", default=None, help="Why (kept in the audit log).")
+    @json_option
+    @pass_env
+    def command(env, chunk_id, reason, as_json):
+        chunk = action(env.store, env.full_id(chunk_id), reason=reason)
+        actions.refresh_brief(env.root, chunk.project or env.project.id)
+        emit_json(chunk.to_dict()) if as_json else click.echo(f"{chunk.id}: {chunk.status}")
+
+    return command
+
+
+contest = _status_command(lifecycle.contest, "contest", 'rlm-mem contest 1a2b3c4d --reason "the port changed?"',
+                          "Mark a memory as disputed: still recalled, always marked contested, until reinstated.")
+retract = _status_command(lifecycle.retract, "retract", 'rlm-mem retract 1a2b3c4d --reason "this was wrong"',
+                          "Withdraw a memory as wrong: kept for the record, never recalled or injected until "
+                          "reinstated.")
+reinstate = _status_command(lifecycle.reinstate, "reinstate", "rlm-mem reinstate 1a2b3c4d",
+                            "Make a contested or retracted memory active again.")
 
 
 @click.command()
 @pass_env
 def reindex(env):
-    """Rebuild every index (JSON indexes, search index, access counts) from the chunk files."""
+    """Rebuild every index (JSON indexes, search index, access counts, chapters and wisdom) from the chunk files."""
 
     with progress_bar("reindexing") as progress:
         result = env.store.reindex(progress=progress)
+    refresh_narrative(env.root, rebuild=True)  # chapters and wisdom, derived from what was just indexed
     click.echo(f"reindexed {result['chunks']} chunks" +
                (f" ({result['skipped']} unreadable files skipped; run `rlm-mem doctor`)" if result["skipped"] else ""))
 

@@ -10,11 +10,13 @@ Actions, in this order:
 3. archive: memories whose salience fell under ARCHIVE_BELOW and that nobody wrote, used or restored for
    MIN_IDLE_DAYS go to archive/.
 
-Never touched: pinned memories, and the record kinds (RECORD_KINDS: verbatim turns and session records). Those are
-the record of what was said and done, not a summary of it, so they are neither merged into masters nor archived
-when they decay. Keeping an old turn live costs index space only: its low salience already keeps it out of the
-session start and the CORE digest, while recall, which ranks by relevance to a question, is what needs it
-("what did we decide about the cache in March?"); archiving it would cut that answer off for a small saving.
+Never touched: pinned memories, memories whose deletion policy (seed 004) is manual_only or never (only
+auto_prune, the default, is gardening's to archive or fold into a master), and the record kinds (RECORD_KINDS:
+verbatim turns and session records). Those are the record of what was said and done, not a summary of it, so they
+are neither merged into masters nor archived when they decay. Keeping an old turn live costs index space only: its
+low salience already keeps it out of the session start and the CORE digest, while recall, which ranks by relevance
+to a question, is what needs it ("what did we decide about the cache in March?"); archiving it would cut that
+answer off for a small saving.
 
 Nothing is deleted. Every change is in the audit log (the store's own create/update/archive lines, and one "garden"
 line per run holding what it did); `rlm-mem restore ID` brings one chunk back and `undo(store, run_id)` reverts a
@@ -35,7 +37,9 @@ from brain.recall.core import CORE_NAME, build_core, read_core_settings, write_c
 from brain.recall.depth import summary_line
 from brain.store import lifecycle
 from brain.store.audit import audit, read_audit
+from brain.store.chunk_store import prunable
 from brain.store.episodes import append_episode
+from brain.store.layout import StoreLayout
 from brain.store.salience import ARCHIVE_BELOW, idle_days, importance_of, salience, state_of
 from brain.store.sensitivity import most_private
 from brain.util.errors import ChunkNotFound, RlmMemError, StoreBusy
@@ -407,7 +411,10 @@ def make_plan(root, *, now: datetime | None = None, since: dict | None = None) -
             continue
         groups += _split_to_fit(members)
     plan["counts"]["consolidate_deferred"] = max(0, len(groups) - MAX_CONSOLIDATE_PER_RUN) + left
-    for group in groups[:MAX_CONSOLIDATE_PER_RUN]:
+    layout = StoreLayout(root)
+    groups = [g for g in ([m for m in group if prunable(layout.read_chunk(m["id"]))]
+                          for group in groups[:MAX_CONSOLIDATE_PER_RUN]) if len(g) >= 2]
+    for group in groups:
         spec = master_spec(group)
         plan["consolidate"].append({"topic": spec["metadata"]["title"], "members": [m["id"] for m in group],
                                     "type": spec["chunk_type"], "project": spec["metadata"]["project"],
@@ -417,9 +424,17 @@ def make_plan(root, *, now: datetime | None = None, since: dict | None = None) -
     dormant = [r for r in rows if not r["pinned"] and r["kind"] not in NEVER_ARCHIVED and r["id"] not in busy
                and r["score"] < ARCHIVE_BELOW and idle_here(r, now) >= MIN_IDLE_DAYS]
     dormant.sort(key=lambda r: (r["score"], r["created"]))  # the faintest first
-    plan["counts"]["archive_deferred"] = max(0, len(dormant) - MAX_ARCHIVE_PER_RUN)
-    _contents(root, dormant[:MAX_ARCHIVE_PER_RUN])
-    for row in dormant[:MAX_ARCHIVE_PER_RUN]:
+    # Only what may be pruned (seed 004's deletion policy, in the chunk file): read one by one, as far as a run goes.
+    chosen, looked = [], 0
+    for row in dormant:
+        if len(chosen) >= MAX_ARCHIVE_PER_RUN:
+            break
+        looked += 1
+        if prunable(layout.read_chunk(row["id"])):
+            chosen.append(row)
+    plan["counts"]["archive_deferred"] = len(dormant) - looked
+    _contents(root, chosen)
+    for row in chosen:
         idle = idle_here(row, now)
         plan["archive"].append({"id": row["id"], "score": round(row["score"], 4), "idle_days": int(idle),
                                 "status": row["status"],
@@ -499,7 +514,7 @@ def _apply(store, plan: dict, deadline: float) -> dict:
         batch = plan["archive"][start:start + ARCHIVE_BATCH]
         reasons = {item["id"]: f"garden {run_id}: dormant (salience {item['score']}, idle {item['idle_days']} days)"
                    for item in batch}
-        archived = set(store.archive_many([item["id"] for item in batch], reason=reasons))
+        archived = set(store.archive_many([item["id"] for item in batch], reason=reasons, prunable_only=True))
         for item in batch:
             if item["id"] in archived:
                 done["archived"].append(item["id"])
@@ -515,7 +530,8 @@ def _apply(store, plan: dict, deadline: float) -> dict:
 def _consolidate(store, item: dict, run_id: str, done: dict) -> None:
     """One master made and its originals archived (linked consolidated_into it): two write sessions."""
     chunks = [store.get_chunk(i, track=False) for i in item["members"]]
-    members = [_member_of_chunk(c) for c in chunks if c is not None and c.status == "active" and not c.pinned]
+    members = [_member_of_chunk(c) for c in chunks if c is not None and c.status == "active" and not c.pinned
+               and prunable(c.to_dict())]
     spec = master_spec(members) if len(members) >= 2 else None
     if spec is None:
         done["skipped"].append({"action": "consolidate", "ids": item["members"], "why": "members changed"})

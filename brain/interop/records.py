@@ -69,7 +69,9 @@ class LinkRequest:
     link_type: str
     dst: str
     file: str
-    original: dict | None = None  # the relation as the source stated it, kept in the holder's metadata.extra
+    original: dict | None = None  # what the source said of the relation beyond type, strength and context
+    strength: float | None = None  # seed 003's relation strength (0-1) and context sentence: metadata.relations
+    context: str | None = None
 
 
 @dataclass

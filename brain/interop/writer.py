@@ -16,6 +16,7 @@ from brain.interop.records import LinkRequest, Record, digest
 from brain.safety.redact import redact, redact_value
 from brain.store.audit import audit
 from brain.store.build import build_chunk
+from brain.store.chunk_store import relation_note
 from brain.store.chunk import new_chunk_id
 from brain.store.lifecycle import supersede
 from brain.store.validation import schema_errors
@@ -237,8 +238,9 @@ class Importer:
             if not src or not dst or src == dst:
                 self.report.unresolved_links += 1
                 continue
-            if (src, req.link_type, dst) in done:
-                continue
+            if (src, req.link_type, dst) in done and req.strength is None and req.context is None \
+                    and not req.original:
+                continue  # said twice (outgoing on one side, incoming on the other), nothing more the second time
             done.add((src, req.link_type, dst))
             try:
                 if req.link_type == "supersede":
@@ -250,16 +252,20 @@ class Importer:
                 holder = self.store.get_chunk(src, track=False)
                 if holder is None:
                     continue
+                note = {k: v for k, v in (("strength", req.strength), ("context", req.context)) if v is not None}
                 if dst not in holder.links.get(req.link_type, []):
-                    self.store.link_chunks(src, dst, req.link_type, reason=f"import ({self.fmt})")
                     self.report.links += 1
+                if dst not in holder.links.get(req.link_type, []) or \
+                        any(relation_note(holder.to_dict(), req.link_type, dst).get(k) != v for k, v in note.items()):
+                    self.store.link_chunks(src, dst, req.link_type, reason=f"import ({self.fmt})", **note)
                 if req.original:
                     self._remember_relation(src, req.original)
             except (ChunkNotFound, ChunkValidationError, InvalidChunkId) as exc:
                 self.report.error(req.file, f"link {req.src} → {req.dst}: {exc}")
 
     def _remember_relation(self, chunk_id: str, original: dict) -> None:
-        """Keep the source's own relation type (SOLVES, REQUIRES, ...) in the holder's metadata.extra."""
+        """Keep what the source said of a relation beyond its link (an edge file's id and description, a relation
+        type rlm-mem does not know) in the holder's metadata.extra.relations."""
         chunk = self.store.get_chunk(chunk_id, track=False)
         extra = dict(chunk.metadata.get("extra") or {})
         relations = [dict(r) for r in extra.get("relations") or () if isinstance(r, dict)]

@@ -20,6 +20,10 @@ TOOLS = {
     "pin": "Pin a memory: always in the session-start context.",
     "unpin": "Unpin a memory.",
     "link": "Record how one memory relates to another (remove: take the link out).",
+    "status": "Contest (still recalled, marked), retract (never recalled) or reinstate a memory.",
+    "why": "A memory's causes and effects (causal links, both ways).",
+    "chapters": "This project's latest sessions grouped by topic.",
+    "wisdom": "Recurring errors and fixes, conventions, decisions that held.",
     "core": "The CORE digest: the most salient memories, grouped.",
 }
 

@@ -1,7 +1,7 @@
 """The MCP server's tools. Each is a method with a typed signature (the SDK builds the tool's argument schema
 from it and validates every call against it, so a wrong type or a missing argument is refused before the method
 runs) that calls what the command line calls: brain/session/actions.py, brain/store/lifecycle.py, ChunkStore,
-brain/recall/core.py. A result is the text the model reads (memory text fenced as reference data, as the hooks
+brain/recall/core.py, brain/narrative. A result is the text the model reads (memory text fenced as reference data, as the hooks
 inject it) and structured content for clients that read JSON: ids, types, dates, scores, and that same text as
 its first field, `text`. Claude Code (and VS Code) hand the model the structured content alone when there is one,
 so memory text is only ever in `text`, inside its fence, never in a field of its own.
@@ -21,18 +21,23 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
 from brain.mcp.catalog import TOOLS
+from brain.narrative.causes import chain_lines
+from brain.narrative.causes import why as why_chain
+from brain.narrative.chapters import chapters as project_chapters
+from brain.narrative.chapters import wisdom as project_wisdom
 from brain.recall.core import build_core
 from brain.recall.depth import DEPTHS
 from brain.safety.fence import fence
 from brain.session import actions
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES, MANUAL_LINK_TYPES
-from brain.store.lifecycle import SCOPES, set_pinned
+from brain.store.lifecycle import SCOPES, contest, reinstate, retract, set_pinned
 from brain.util.errors import RlmMemError, describe
 
 MAX_TEXT = 20_000  # characters a tool takes as a memory's text (the command line takes files; a model, notes)
 MAX_QUERY = 2_000
 MAX_NOTE = 500  # a reason, a tag list
+MAX_CHAPTERS = 10  # the latest chapters the tool shows (`rlm-mem chapters` shows them all)
 
 Id = Annotated[str, Field(max_length=40)]
 Note = Annotated[str | None, Field(max_length=MAX_NOTE)]
@@ -163,12 +168,49 @@ class MemoryTools:
 
     @tool()
     def link(self, source: Id, target: Id, type: Literal[MANUAL_LINK_TYPES],
+             strength: Annotated[float | None, Field(ge=0, le=1)] = None, context: Note = None,
              remove: bool = False) -> CallToolResult:
         source_id, target_id = self.store.resolve_id(source), self.store.resolve_id(target)
-        self.store.link_chunks(source_id, target_id, type, remove=remove)
+        self.store.link_chunks(source_id, target_id, type, remove=remove, strength=strength, context=context)
         done = "Unlinked" if remove else "Linked"
         return answer(f"{done}: {source_id} {type} {target_id}.",
                       {"source": source_id, "target": target_id, "type": type, "removed": remove})
+
+    @tool()
+    def status(self, id: Id, status: Literal["contested", "retracted", "active"],
+               reason: Note = None) -> CallToolResult:
+        change = {"contested": contest, "retracted": retract, "active": reinstate}[status]
+        chunk = change(self.store, self.store.resolve_id(id), reason=reason)
+        actions.refresh_brief(self.store.root, chunk.project or self.project.id)
+        return answer(f"{chunk.id} is {chunk.status}.", {"id": chunk.id, "status": chunk.status})
+
+    @tool(read_only=True)
+    def why(self, id: Id) -> CallToolResult:
+        chunk_id = self.store.resolve_id(id)
+        if self.store.get_chunk(chunk_id, track=False, include_archived=True) is None:
+            raise ToolError(f"no chunk {chunk_id}")
+        found = why_chain(self.store.root, chunk_id, max_sensitivity=self.max_sensitivity)
+        return answer(fence("\n".join(chain_lines(found)), label="why"),
+                      {"id": chunk_id, "causes": _chain(found["causes"]), "effects": _chain(found["effects"])})
+
+    @tool(read_only=True)
+    def chapters(self) -> CallToolResult:
+        found = project_chapters(self.store.root, self.project.id)[-MAX_CHAPTERS:]
+        text = "\n\n".join(f"{c['start'][:16]} – {c['end'][:16]} ({len(c['sessions'])} sessions) {c['title']}\n"
+                            f"{c['summary']}" + "".join(f"\nlearned: {x}" for x in c["learnings"]) for c in found)
+        return answer(fence(text, label="chapters") if found else "No chapters yet.",
+                      {"chapters": [{k: c[k] for k in ("id", "start", "end", "sessions", "branch")} for c in found]})
+
+    @tool(read_only=True)
+    def wisdom(self) -> CallToolResult:
+        found = project_wisdom(self.store.root, self.project.id)
+        lines = [found["summary"]] + [f"recurring ({e['times']}x): {e['error']} — fixed by: {'; '.join(e['fixes'])}"
+                                      for e in found["recurring_errors"]]
+        lines += [f"{key[:-1]} since {item['since'][:10]}: {item['text']} [{item['id']}]"
+                  for key in ("conventions", "decisions") for item in found[key]]
+        return answer(fence("\n".join(lines), label="wisdom"),
+                      {key: [item["id"] for item in found[key]] for key in ("conventions", "decisions")}
+                      | {"recurring_errors": len(found["recurring_errors"]), "chapters": found["chapters"]})
 
     @tool(read_only=True)
     def core(self, project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
@@ -178,6 +220,11 @@ class MemoryTools:
         sections = [{"key": part["key"], "ids": [item["id"] for item in part["items"]]} for part in digest["sections"]]
         return answer(fence(digest["text"], label="core"), {"project": digest["project"], "items": digest["items"],
                                                             "tokens": digest["tokens"], "sections": sections})
+
+
+def _chain(nodes: list) -> list:
+    """A `why` tree as structured content: ids and links only (the words are in the fenced text)."""
+    return [{"id": n["id"], "link": n["link"], "status": n["status"], "then": _chain(n["then"])} for n in nodes]
 
 
 def _listed(chunk) -> dict:

@@ -50,14 +50,14 @@ _LIGHT = ("id, created, type, kind, role, project, scope, conversation_id, confi
 
 
 class _Reader:
-    """Indexed queries over the eligible rows: active (never superseded, contested or retracted), sensitivity up
-    to the limit, and when a project is given: this project's, those without a project, and the person's own
+    """Indexed queries over the eligible rows: active or contested (shown marked; never superseded or retracted),
+    sensitivity up to the limit, and when a project is given: this project's, those without a project, and the person's own
     from any project (scope user or global)."""
 
     def __init__(self, conn, project, allowed, now):
         self.conn, self.now = conn, now
         marks = ",".join("?" * len(allowed))
-        self.where = f"status='active' AND sensitivity IN ({marks})"
+        self.where = f"status IN ('active', 'contested') AND sensitivity IN ({marks})"
         self.params = list(allowed)
         if project:
             # unary + keeps the planner off the project index (an OR over it, then a sort of every match) and on
@@ -182,7 +182,8 @@ def _section_of(why: str, row: dict) -> str:
 def _line(row: dict) -> str:
     summary = summary_line({"content": row["content"], "metadata": {}}, 100)
     tags = [t for t in (row.get("tags") or "").split() if t != row.get("kind")][:3]
-    return f"- {summary}" + (f" ({', '.join(tags)})" if tags else "") + f" · {row['id']}"
+    contested = " [contested]" if row.get("status") == "contested" else ""
+    return f"- {summary}{contested}" + (f" ({', '.join(tags)})" if tags else "") + f" · {row['id']}"
 
 
 def build_core(root, project=None, *, budget_tokens: int = CORE_BUDGET_TOKENS, max_sensitivity: str = "medium",

@@ -8,11 +8,13 @@ out of `list_memories` (their number is returned, so the reader can say some wer
 """
 from brain.capture.scopes import scope_of
 from brain.index.access import record_access
-from brain.recall.depth import render, summary_line
+from brain.recall.depth import render, structure_lines, summary_line
 from brain.recall.recall import recall
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
-from brain.store.lifecycle import own_store_beside, remember_memory, set_scope, supersede, supersede_with_statement
+from brain.store.chunk_store import relation_note
+from brain.store.lifecycle import (own_store_beside, remember_memory, set_deletion_policy, set_scope, supersede,
+                                   supersede_with_statement)
 from brain.util.errors import ChunkNotFound, ChunkValidationError, RlmMemError
 from brain.util.timestamps import normalize_timestamp
 from brain.util.tokens import estimate_tokens
@@ -30,20 +32,25 @@ def scope_of_chunk(chunk) -> str:
 
 
 def remember(store, content: str, project, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
-             supersedes=(), pinned=False, sensitivity_level=None, scope=None) -> list:
+             supersedes=(), pinned=False, sensitivity_level=None, scope=None, deletion_policy=None,
+             procedure=None) -> list:
     """Store what was asked to be remembered; returns its chunks (the one it repeats, when it was said before).
 
     `project` is the ProjectInfo it is filed under; `supersedes` takes full or 8-hex short ids. Without `scope`,
     the words choose user or project (brain/capture/scopes.py); a repeat said again with a scope takes that scope.
     The project's session-start brief is refreshed, so the next session start finds it ready. What is about the
-    person never goes into a project's memory shared through git: it goes to their own store (`store_for`)."""
+    person never goes into a project's memory shared through git: it goes to their own store (`store_for`).
+    `deletion_policy`: seed 004's auto_prune (the default), manual_only or never; `procedure`: {"steps",
+    "preconditions", "postconditions"} (lists of text) makes it seed 003's procedure."""
     chosen = scope or scope_of(content)
     store = store_for(store, chosen)
     chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation_id,
                              confidence=confidence, supersedes=[store.resolve_id(ref) for ref in supersedes],
-                             pinned=pinned, project=project.id,
+                             pinned=pinned, project=project.id, procedure=procedure or None,
                              extra_metadata={"project_name": project.name, "sensitivity": sensitivity_level,
-                                             "scope": None if chosen == "project" else chosen})
+                                             "scope": None if chosen == "project" else chosen,
+                                             "deletion_policy": None if deletion_policy == "auto_prune"
+                                             else deletion_policy})
     if scope:
         chunks = [set_scope(store, c.id, scope) if scope_of_chunk(c) != scope else c for c in chunks]
     refresh_brief(store.root, project.id)
@@ -131,21 +138,39 @@ def chunk_line(chunk) -> str:
 
 
 def chunk_text(chunk, depth: str) -> str:
-    """One memory at a depth: a head line (id, type, time, confidence, uses, tags), the text, and at full depth
-    its links; `complete` is every field."""
+    """One memory at a depth: a head line (id, type, time, confidence, uses, status when not active, deletion
+    policy when set, tags), the text, and at full depth its structure (a session record's five layers, a
+    procedure's steps) and its links with their strength and context; `complete` is every field."""
     d = chunk.to_dict()
     if depth == "complete":
         return render(d, depth)
     md = chunk.metadata
     head = (f"{chunk.id} · {chunk.type} · {chunk.created.replace('T', ' ')[:16]} · confidence {md['confidence']:.2f}"
             f" · accessed {md['access_count']}×")
+    if chunk.status != "active":
+        head += f" · {chunk.status.upper()}"
+    if md.get("deletion_policy"):
+        head += f" · deletion policy {md['deletion_policy']}"
     if chunk.tags:
         head += " · tags: " + ", ".join(chunk.tags)
     lines = [head, render(d, depth)]
-    links = [f"  {t} → {', '.join(v)}" for t, v in chunk.links.items() if v]
-    if links and depth == "full":
-        lines += ["links:"] + links
+    if depth == "full":
+        lines += structure_lines(md)
+        links = [f"  {t} → {_targets(d, t, v)}" for t, v in chunk.links.items() if v]
+        if links:
+            lines += ["links:"] + links
     return "\n".join(lines)
+
+
+def _targets(chunk: dict, link_type: str, targets) -> str:
+    """The targets of one link type, each with its strength and context when recorded."""
+    shown = []
+    for target in targets:
+        note = relation_note(chunk, link_type, target)
+        extra = ", ".join(x for x in (f"strength {note['strength']:g}" if "strength" in note else "",
+                                      f"\"{note['context']}\"" if note.get("context") else "") if x)
+        shown.append(f"{target} ({extra})" if extra else target)
+    return ", ".join(shown)
 
 
 def list_memories(store, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, limit=None, newest_first=False,
@@ -162,14 +187,18 @@ def list_memories(store, *, max_sensitivity: str | None = sensitivity.DEFAULT_LI
     return (shown[:limit] if limit else shown), len(chunks) - len(shown)
 
 
-def update(store, ref: str, *, reason=None, **changes):
-    """Change a memory's content, chunk_type, tags, confidence or sensitivity (those given and not None)."""
+def update(store, ref: str, *, reason=None, deletion_policy=None, **changes):
+    """Change a memory's content, chunk_type, tags, confidence, sensitivity or deletion policy (those given and
+    not None)."""
     changes = {k: v for k, v in changes.items() if v is not None}
-    if not changes:
-        raise ChunkValidationError("nothing to change: give content, type, tags, confidence or sensitivity")
+    if not changes and deletion_policy is None:
+        raise ChunkValidationError("nothing to change: give content, type, tags, confidence, sensitivity or "
+                                   "deletion policy")
     if "confidence" in changes and not 0.0 <= changes["confidence"] <= 1.0:
         raise ChunkValidationError("confidence must be between 0 and 1")
-    return store.revise_chunk(store.resolve_id(ref), reason=reason, **changes)
+    chunk_id = store.resolve_id(ref)
+    chunk = set_deletion_policy(store, chunk_id, deletion_policy, reason=reason) if deletion_policy else None
+    return store.revise_chunk(chunk_id, reason=reason, **changes) if changes else chunk
 
 
 def supersede_by(store, old_ref: str, statement: str, project, *, chunk_type=None, tags=None) -> list:

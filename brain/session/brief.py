@@ -139,7 +139,7 @@ def render_memory(rows, project_name: str, total: int | None, changes=()) -> str
     if full:
         lines.append("Most important:")
         for row in full:
-            mark = "pinned " if row.get("pinned") else ""
+            mark = ("pinned " if row.get("pinned") else "") + ("contested " if row.get("status") == "contested" else "")
             kind = row.get("kind") if row.get("kind") not in (None, "memory", "turn") else row.get("type")
             content = row.get("content") or ""
             content = _record_in_full(content) if row.get("kind") == "session" else content
@@ -157,7 +157,8 @@ def render_memory(rows, project_name: str, total: int | None, changes=()) -> str
         lines.append("Index (id · date · type · summary):")
         budget = CONTEXT_BUDGET_CHARS - sum(len(x) for x in lines)
         for row in rest:
-            line = (f"- {row['id']} · {(row.get('created') or '')[:10]} · {row.get('type')} · "
+            kind = f"{row.get('type')} [contested]" if row.get("status") == "contested" else row.get("type")
+            line = (f"- {row['id']} · {(row.get('created') or '')[:10]} · {kind} · "
                     f"{summary_line(_row_dict(row), 70)}")[:INDEX_LINE_CHARS]
             if budget - len(line) < 0:
                 break
@@ -166,8 +167,8 @@ def render_memory(rows, project_name: str, total: int | None, changes=()) -> str
     return "\n".join(lines)
 
 
-BRIEF_FORMAT = 5  # 2: recall's legend; 3: the last session in full; 4: its open work first; 5: values changed
-# lately. Older: recomputed
+BRIEF_FORMAT = 6  # 2: recall's legend; 3: the last session in full; 4: its open work first; 5: values changed
+# lately; 6: contested memories shown, marked. Older: recomputed
 BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
 
 

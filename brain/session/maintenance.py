@@ -1,6 +1,7 @@
 """What follows a capture or a gardening run, wherever it was started (the background worker, a person's
-`rlm-mem ingest` or `rlm-mem garden --apply`): fold pending access counts and refresh the session-start briefs they
-changed (so the next session start finds them ready; gardening refreshes CORE.md itself). The background worker
+`rlm-mem ingest` or `rlm-mem garden --apply`): fold pending access counts, refresh the session-start briefs they
+changed (so the next session start finds them ready; gardening refreshes CORE.md itself) and, after a capture,
+bring chapters and wisdom up to date (brain/narrative: incremental, off every hook's path). The background worker
 then runs the coalesced pass that brings derived data up to date: a search index that is damaged or missing is
 rebuilt, and seed 000's JSON index files are rewritten when they are behind, at most once every
 JSON_PASS_INTERVAL seconds unless they are damaged (at 100,000 memories they hold ~40 MB: a session that writes
@@ -10,6 +11,7 @@ import os
 from brain.context.location import own_root
 from brain.index import access
 from brain.index.fingerprint import JSON_PASS_INTERVAL
+from brain.narrative.chapters import refresh as refresh_narrative
 from brain.session.brief import refresh_briefs
 from brain.sync import status as sync_status
 from brain.sync.engine import sync
@@ -39,6 +41,11 @@ def after_capture(store, reports, *, background: bool = False) -> None:
         if any(r.created or getattr(r, "auto_memory", 0) for r in reports):
             refresh_briefs(store.root)
     except Exception:  # noqa: BLE001 - the next session start recomputes what this could not
+        pass
+    try:
+        if any(r.created or r.session_record for r in reports):
+            refresh_narrative(store.root)  # chapters and wisdom: a session record or a learning may have come
+    except Exception:  # noqa: BLE001 - derived: `rlm-mem chapters` or the next capture brings them current
         pass
     if background:
         bring_derived_current(store)

@@ -22,7 +22,8 @@ TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks dele
 
 METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "arrived", "project",
                    "project_name", "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
-                   "original_type", "superseded_at", "files", "part", "provenance", "extra", "scope")
+                   "original_type", "superseded_at", "files", "part", "provenance", "extra", "scope", "relations",
+                   "deletion_policy", "procedure", "layers", "ended")
 _RESERVED = ("created", "conversation_id", "source", "confidence")
 
 

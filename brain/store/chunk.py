@@ -15,9 +15,17 @@ from brain.util.errors import InvalidChunkId
 CHUNK_TYPES = ("fact", "preference", "pattern", "note", "decision")
 SOURCES = ("interaction", "import", "derived")
 LINK_TYPES = ("context_of", "follows", "related_to", "supports", "contradicts")
+# Seed 003's typed relations (SOLVES, CAUSES, ... in lower case) and seed 002's causal links.
+TYPED_RELATIONS = ("solves", "causes", "builds_on", "alternative_to", "requires")
+CAUSAL_LINKS = ("caused_by", "led_to", "blocked_by")
 # Added by rlm-mem beyond the seed (all optional; see schemas/chunk.schema.json).
-EXTRA_LINK_TYPES = ("supersedes", "superseded_by", "derived_from", "consolidated_into")
-MANUAL_LINK_TYPES = ("supports", "contradicts")
+LIFECYCLE_LINKS = ("supersedes", "superseded_by", "derived_from", "consolidated_into")
+EXTRA_LINK_TYPES = LIFECYCLE_LINKS + TYPED_RELATIONS + CAUSAL_LINKS
+# What a person (or an import) may link by hand; the lifecycle links have their own commands (supersede, garden).
+MANUAL_LINK_TYPES = ("supports", "contradicts", *TYPED_RELATIONS, "follows", "related_to", *CAUSAL_LINKS)
+# `rlm-mem why` walks these, both ways: what caused a memory and what it led to.
+WHY_LINKS = ("caused_by", "led_to", "solves", "blocked_by", "causes", "supersedes", "superseded_by")
+DELETION_POLICIES = ("auto_prune", "manual_only", "never")  # seed 004; a memory without one is auto_prune
 
 _ID_RE = re.compile(r"\Achunk-(\d{4})-(\d{2})-(\d{2})-([0-9a-f]{8})\Z")
 

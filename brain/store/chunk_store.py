@@ -24,14 +24,23 @@ from brain.index.fingerprint import index_signature
 from brain.safety.redact import redact
 from brain.store.audit import audit, audit_many, forget_kept_versions
 from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, stamp_arrival, tombstones
-from brain.store.chunk import CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, Chunk, empty_links, new_chunk_id
+from brain.store.chunk import (
+    CHUNK_TYPES,
+    EXTRA_LINK_TYPES,
+    LINK_TYPES,
+    MANUAL_LINK_TYPES,
+    Chunk,
+    empty_links,
+    new_chunk_id,
+    validate_chunk_id,
+)
 from brain.store.chunking import ChunkingEngine
 from brain.store.episodes import forget_episode
 from brain.store.layout import READ_FLAGS, StoreLayout
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
 from brain.store.write_session import writing
-from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId
+from brain.util.errors import ChunkNotFound, ChunkValidationError, InvalidChunkId, KeptForever
 from brain.util.files import atomic_write_text, ensure_dir, owner_lock, read_bytes, store_lock, try_acquire
 from brain.util.timestamps import normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
@@ -40,7 +49,7 @@ log = logging.getLogger("rlm_mem")
 
 JSON_LOCK = ".json.lock"  # in index/: one JSON index pass at a time (taken inside the store lock, never around it)
 MAX_CONTENT_CHARS = 2_000_000  # longer input is refused; anything below is chunked, never refused
-EXTRA_LINKS = ("supersedes", "superseded_by", "derived_from", "consolidated_into")
+MAX_CONTEXT_CHARS = 1000  # a relation's context sentence (schemas/chunk.schema.json)
 
 
 class ChunkStore:
@@ -269,7 +278,11 @@ class ChunkStore:
                 source = archived
             else:
                 return False
-            keyed = (self.layout.read_file(source, validate=False) or {}).get("metadata", {}).get("provenance") or {}
+            stored = (self.layout.read_file(source, validate=False) or {}).get("metadata", {})
+            if stored.get("deletion_policy") == "never":
+                raise KeptForever(f"{chunk_id} is kept for ever (deletion policy never); to delete it, change that "
+                                  f"first: rlm-mem update {chunk_id} --deletion-policy manual_only")
+            keyed = stored.get("provenance") or {}
             for ref in session.referrers(chunk_id):
                 session.strip_links_to(ref, chunk_id)
             os.unlink(source)
@@ -284,22 +297,25 @@ class ChunkStore:
         self.purge_derived(chunk_id)
         return True
 
-    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None) -> list:
+    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None, prunable_only: bool = False) -> list:
         """Soft-delete several live chunks in one write session (gardening archives hundreds at a time). `reason`:
         one for all or a dict of id -> reason (the audit line). `link` (type, target): added to each archived copy
-        first (consolidated_into its master). Returns the ids archived; ids that are not live chunks are skipped."""
+        first (consolidated_into its master). `prunable_only` (gardening): a chunk whose deletion policy is not
+        auto_prune is left where it is. Returns the ids archived; ids that are not live chunks are skipped."""
         moved = []
         with self._writing() as session:
             for chunk_id in chunk_ids:
                 live, archived = self.layout.chunk_path(chunk_id), self.layout.archive_path(chunk_id)
                 if not (live.is_file() and not live.is_symlink() and self.layout.inside(live)):
                     continue
+                data = self.layout.read_file(live) if link is not None or prunable_only else None
+                if prunable_only and not prunable(data):
+                    continue
                 if not moved:
                     ensure_dir(self.archive_dir)
                 if link is None:
                     os.replace(live, archived)
                 else:
-                    data = self.layout.read_file(live)
                     if data is None:
                         continue
                     targets = data["links"].setdefault(link[0], [])
@@ -344,30 +360,41 @@ class ChunkStore:
         self._audit_saved("restore", [chunk_id], reason=reason)
         return Chunk.from_dict(data)
 
-    def link_chunks(self, source_id: str, target_id: str, link_type: str, *, reason=None,
-                    remove: bool = False) -> Chunk:
-        """Add (or remove) a link from source to target. supports/contradicts are the manual types."""
-        if link_type not in LINK_TYPES + EXTRA_LINKS:
-            raise ChunkValidationError(f"unknown link type {link_type!r}; use {' or '.join(MANUAL_LINK_TYPES)}")
-        source_path, target_path = self.layout.chunk_path(source_id), self.layout.chunk_path(target_id)
-        if source_id == target_id:
-            raise ChunkValidationError("a chunk cannot link to itself")
+    def link_chunks(self, source_id: str, target_id: str, link_type: str, *, reason=None, remove: bool = False,
+                    strength: float | None = None, context: str | None = None) -> Chunk:
+        """Add (or remove) a link from source to target: any of MANUAL_LINK_TYPES (supports, contradicts, seed 003's
+        typed relations, seed 002's causal links) or a lifecycle link. `strength` (0 to 1) and `context` (a sentence
+        saying why) are seed 003's relation fields, kept in the source's metadata.relations."""
+        return self.link_many([(source_id, link_type, target_id, strength, context)], reason=reason,
+                              remove=remove)[0]
+
+    def link_many(self, links, *, reason=None, remove: bool = False) -> list:
+        """Several links in one write session: (source, type, target) or (source, type, target, strength,
+        context) tuples. Each source chunk is read once and written once if a link of it changed; returns the
+        sources in the order first named. A link already there keeps its strength and context unless new ones
+        are given; asking again for what is there writes nothing and adds no audit line."""
+        wanted = [_link_spec(*link) for link in links]
+        made = []
         with self._writing() as session:
-            data = self.layout.read_file(source_path)
-            if data is None:
-                raise ChunkNotFound(f"no chunk {source_id}")
-            if not remove and not (target_path.is_file() or self.layout.is_archived(target_id)):
-                raise ChunkNotFound(f"no chunk {target_id} to link to")
-            targets = data["links"].setdefault(link_type, [])
-            if remove:
-                if target_id in targets:
-                    targets.remove(target_id)
-            elif target_id not in targets:
-                targets.append(target_id)
-            session.write(data)
-        self._audit_saved("unlink" if remove else "link", [source_id], reason=reason,
-                          details={"type": link_type, "target": target_id})
-        return Chunk.from_dict(data)
+            read, touched = {}, set()
+            for spec in wanted:
+                src, link_type, dst, strength, context = spec
+                if src not in read:
+                    read[src] = self.layout.read_file(self.layout.chunk_path(src))
+                    if read[src] is None:
+                        raise ChunkNotFound(f"no chunk {src}")
+                if not remove and not (self.layout.chunk_path(dst).is_file() or self.layout.is_archived(dst)):
+                    raise ChunkNotFound(f"no chunk {dst} to link to")
+                if _set_link(read[src], link_type, dst, strength, context, remove=remove):
+                    touched.add(src)
+                    made.append(spec)
+            for src in touched:
+                session.write(read[src])
+        for src, link_type, dst, strength, context in made:
+            details = {"type": link_type, "target": dst}
+            details.update({k: v for k, v in (("strength", strength), ("context", context)) if v is not None})
+            self._audit_saved("unlink" if remove else "link", [src], reason=reason, details=details)
+        return [Chunk.from_dict(data) for data in read.values()]
 
     # ------------------------------------------------------------------ maintenance
     def reindex(self, progress=None) -> dict:
@@ -578,9 +605,16 @@ def _parsed_batches(layout, total: int):
             yield running.popleft().result()
 
 
+NARRATIVE = "narrative.json"  # in index/: chapters and wisdom (brain/narrative), which quote session records
+
+
 def _drop_mentions(layout, chunk_id: str) -> None:
-    """A permanently deleted chunk's text out of the files that show it: cached session-start briefs (removed: the
-    next start makes them anew), CORE.md's line for it, its episode entry."""
+    """A permanently deleted chunk's text out of the files that show it: cached session-start briefs and the
+    chapters and wisdom (removed: made anew when next asked for), CORE.md's line for it, its episode entry."""
+    try:
+        os.unlink(layout.index_dir / NARRATIVE)
+    except FileNotFoundError:
+        pass
     folder = layout.state_dir / "brief"
     for path in folder.glob("*.json") if folder.is_dir() else ():
         try:
@@ -597,6 +631,67 @@ def _drop_mentions(layout, chunk_id: str) -> None:
         atomic_write_text(core, "".join(line for line in text.splitlines(keepends=True) if chunk_id not in line))
     forget_episode(layout.root, chunk_id)
     forget_kept_versions(layout.root, chunk_id)
+
+
+def prunable(data) -> bool:
+    """Whether gardening may archive a chunk (a dict): its deletion policy is auto_prune, said or by default."""
+    return data is not None and data["metadata"].get("deletion_policy", "auto_prune") == "auto_prune"
+
+
+def _link_spec(src, link_type, dst, strength=None, context=None) -> tuple:
+    """One link checked before the lock is taken: known type, valid ids, strength 0-1, a context of one line."""
+    if link_type not in LINK_TYPES + EXTRA_LINK_TYPES:
+        raise ChunkValidationError(f"unknown link type {link_type!r}; use one of {', '.join(MANUAL_LINK_TYPES)}")
+    validate_chunk_id(src), validate_chunk_id(dst)
+    if src == dst:
+        raise ChunkValidationError("a chunk cannot link to itself")
+    if strength is not None:
+        if isinstance(strength, bool) or not isinstance(strength, (int, float)) or not 0.0 <= strength <= 1.0:
+            raise ChunkValidationError(f"strength must be a number between 0 and 1, got {strength!r}")
+        strength = float(strength)
+    if context is not None:
+        if not isinstance(context, str):
+            raise ChunkValidationError("context must be text")
+        context = " ".join(context.split())
+        if len(context) > MAX_CONTEXT_CHARS:
+            raise ChunkValidationError(f"context is {len(context)} characters; at most {MAX_CONTEXT_CHARS}")
+        context = context or None
+    return src, link_type, dst, strength, context
+
+
+def _set_link(data: dict, link_type: str, target: str, strength, context, *, remove: bool) -> bool:
+    """A link added to (or removed from) a chunk dict, with its note in metadata.relations (strength, context).
+    Returns whether anything changed."""
+    targets = data["links"].setdefault(link_type, [])
+    md = data["metadata"]
+    before = (list(targets), md.get("relations"))
+    notes = [dict(n) for n in md.get("relations") or () if isinstance(n, dict)]
+    mine = [n for n in notes if n.get("type") == link_type and n.get("target") == target]
+    if remove:
+        if target in targets:
+            targets.remove(target)
+        notes = [n for n in notes if n not in mine]
+    else:
+        if target not in targets:
+            targets.append(target)
+        if strength is not None or context is not None:
+            note = mine[0] if mine else {"type": link_type, "target": target}
+            note.update({k: v for k, v in (("strength", strength), ("context", context)) if v is not None})
+            if not mine:
+                notes.append(note)
+    if notes:
+        md["relations"] = notes
+    else:
+        md.pop("relations", None)
+    return (targets, md.get("relations")) != before
+
+
+def relation_note(chunk: dict, link_type: str, target: str) -> dict:
+    """{"strength", "context"} recorded for one link a chunk holds ({} when none)."""
+    for note in (chunk.get("metadata") or {}).get("relations") or ():
+        if isinstance(note, dict) and note.get("type") == link_type and note.get("target") == target:
+            return {k: note[k] for k in ("strength", "context") if k in note}
+    return {}
 
 
 _auto_link = auto_link  # the module-level function (ChunkStore.create_many's `auto_link` flag shadows the name)

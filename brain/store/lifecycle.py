@@ -11,7 +11,7 @@ from brain.cpython.fast import sqlite3
 from brain.index import access, search_index
 from brain.safety.redact import redact
 from brain.store.audit import audit
-from brain.store.chunk import validate_chunk_id
+from brain.store.chunk import DELETION_POLICIES, validate_chunk_id
 from brain.store.chunk_store import ChunkStore
 from brain.store.write_session import writing
 from brain.util.errors import ChunkNotFound, ChunkValidationError
@@ -107,18 +107,31 @@ def _set_status(store, chunk_id: str, status: str, action: str, reason: str | No
 
 
 def contest(store, chunk_id: str, reason: str | None = None):
-    """Seed 004's contested: disputed, kept, no longer offered as current until settled (`reinstate`)."""
+    """Seed 004's contested: disputed but kept. Still recalled and shown at session start, always marked
+    "contested" and ranked lower, until it is settled (`reinstate`, or `retract`)."""
     return _set_status(store, chunk_id, "contested", "contest", reason)
 
 
 def retract(store, chunk_id: str, reason: str | None = None):
-    """Seed 004's retracted: withdrawn as wrong; kept readable for the record, never offered as current."""
+    """Seed 004's retracted: withdrawn as wrong; kept readable for the record (`get`, `list`), never recalled or
+    injected until reinstated."""
     return _set_status(store, chunk_id, "retracted", "retract", reason)
 
 
 def reinstate(store, chunk_id: str, reason: str | None = None):
     """Back to active after a contest or retraction (the audit log keeps what happened)."""
-    return store.revise_chunk(chunk_id, status=None, superseded_at=None, reason=reason or "reinstated as active")
+    chunk = store.revise_chunk(chunk_id, status=None, superseded_at=None, reason=reason or "reinstated as active")
+    audit(store.root, "reinstate", chunk_id, actor=store.actor, reason=reason)
+    return chunk
+
+
+def set_deletion_policy(store, chunk_id: str, policy: str, reason: str | None = None):
+    """Seed 004's deletion policy: auto_prune (the default: gardening may archive it), manual_only (only a person
+    removes it), never (`forget --permanent` refuses it; gardening leaves it)."""
+    if policy not in DELETION_POLICIES:
+        raise ChunkValidationError(f"unknown deletion policy {policy!r}; use one of {', '.join(DELETION_POLICIES)}")
+    return store.revise_chunk(chunk_id, deletion_policy=None if policy == "auto_prune" else policy,
+                              reason=reason or f"deletion policy {policy}")
 
 
 SCOPES = ("user", "project", "global")  # metadata.scope; a memory without one is "project"
@@ -142,10 +155,30 @@ def set_pinned(store, chunk_id: str, pinned: bool):
     return chunk
 
 
+# In the order a cognitive-memory import has always written them into content (its ids derive from the content).
+PROCEDURE_PARTS = (("steps", "Steps"), ("preconditions", "Preconditions"), ("postconditions", "Postconditions"))
+
+
+def procedure_text(content: str, procedure: dict) -> str:
+    """A procedure's content as recall searches and shows it: the text, then its conditions and numbered steps
+    (the structured lists stay in metadata.procedure)."""
+    sections = [content.strip()]
+    for name, heading in PROCEDURE_PARTS:
+        items = [str(item) for item in procedure.get(name) or ()]
+        if items:
+            sections.append(heading + ":\n" + "\n".join(f"{i}. {item}" for i, item in enumerate(items, 1)))
+    return "\n\n".join(s for s in sections if s)
+
+
 def remember_memory(store, content: str, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
                     supersedes=(), pinned=False, project=None, kind="memory", created=None, key=None,
-                    source="interaction", extra_metadata=None):
-    """The deliberate "remember this" path used by the CLI and the agent: dedup, store, supersede, pin."""
+                    source="interaction", extra_metadata=None, procedure=None):
+    """The deliberate "remember this" path used by the CLI and the agent: dedup, store, supersede, pin.
+    `procedure` ({"steps", "preconditions", "postconditions"}: lists of text) makes it seed 003's procedure."""
+    if procedure:
+        content = procedure_text(content, procedure)
+        chunk_type = chunk_type or "pattern"
+        extra_metadata = dict(extra_metadata or {}, procedure=procedure, original_type="procedure")
     duplicate = None if supersedes else find_duplicate(store, content, project)
     if duplicate:
         chunk = reinforce(store, duplicate, confidence)

@@ -263,6 +263,11 @@ class WriteSession:
         if data is None:
             return
         data["links"] = {k: [t for t in v if t != target] for k, v in data["links"].items()}
+        notes = [n for n in data["metadata"].get("relations") or () if n.get("target") != target]
+        if notes:
+            data["metadata"]["relations"] = notes
+        else:
+            data["metadata"].pop("relations", None)
         self.write_archived(data) if archived else self.write(data)
 
     def abort(self, *, discard_new: bool = False) -> None:

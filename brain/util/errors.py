@@ -17,6 +17,10 @@ class ChunkValidationError(RlmMemError, ValueError):
     pass
 
 
+class KeptForever(RlmMemError):
+    """A memory whose deletion policy is `never` (seed 004) asked to be deleted for good."""
+
+
 class StoreBusy(RlmMemError):
     """The store lock could not be taken in time (another writer holds it)."""
 

@@ -62,6 +62,7 @@ def page(title: str, base: str | None, body, *, notice: str | None = None) -> by
              el("a", {"href": href(base), "class": "brand"}, "rlm-mem"),
              el("a", {"href": href(base)}, "Memories"),
              el("a", {"href": href(base, "sessions")}, "Sessions"),
+             el("a", {"href": href(base, "chapters")}, "Chapters"),
              el("a", {"href": href(base, "now")}, "Next session"),
              el("form", {"method": "get", "action": href(base), "class": "search", "role": "search"},
                 el("input", {"type": "search", "name": "q", "placeholder": "Search as recall would…",

@@ -1,21 +1,30 @@
-"""One memory: its text, what is known about it, its links drawn as a graph, its provenance, its history from the
-audit log, and (unless read-only) the forms that tend it.
+"""One memory: its text, its structure (a session record's five layers, a procedure's steps), what is known about
+it, its links drawn as a graph (with each relation's strength and context), its causal chain both ways, its
+provenance, its history from the audit log, and (unless read-only) the forms that tend it.
 
 The chunk file is read, not the index: it is the source of truth, and an archived memory has no index row.
 """
 import json
 
+from brain.recall.depth import structure_lines
 from brain.store.audit import read_audit
+from brain.store.chunk_store import relation_note
 from brain.store.chunk import CHUNK_TYPES
 from brain.store.lifecycle import SCOPES
 from brain.util.errors import RlmMemError
 from brain.web import graph, queries
 from brain.web.html import el, join
+from brain.web.narrative_page import causal_chain
 from brain.web.parts import PageError, View, badges, facts, hidden, memory_href, session_href, summary
 
 DONE = {"pin": "Pinned.", "unpin": "Unpinned.", "forget": "Forgotten: moved to the archive (Restore brings it back).",
         "restore": "Restored.", "edit": "Saved.", "scope": "Scope changed.",
-        "supersede": "Marked as replacing the other memory."}
+        "supersede": "Marked as replacing the other memory.",
+        "contest": "Marked contested: still recalled, always shown as contested.",
+        "retract": "Retracted: never recalled or injected until reinstated.",
+        "reinstate": "Reinstated: active again."}
+STATUS_NOTES = {"contested": "Contested: still recalled and shown at session start, always marked contested.",
+                "retracted": "Retracted: kept for the record, never recalled or injected until reinstated."}
 
 
 def find(view: View, ref: str) -> tuple:
@@ -49,10 +58,13 @@ def memory(view: View, ref: str, params: dict) -> tuple:
                el("p", {"class": "empty"}, "No provenance recorded (stored before rlm-mem kept it)."))]
     if not view.read_only:
         side.append(_tending(view, data, archived, editable=reveal or not hidden(row)))
+    status = md.get("status", "active")
     body = [el("h1", {}, el("code", {}, chunk_id)),
             el("p", {"class": "badges"}, badges(row)),
+            el("p", {"class": f"status-note {status}"}, STATUS_NOTES[status]) if status in STATUS_NOTES else None,
             el("div", {"class": "columns"},
-               el("div", {}, content, _links_section(view, data, row), _history(view, chunk_id)),
+               el("div", {}, content, _structure(data), _links_section(view, data, row),
+                  causal_chain(view, chunk_id), _history(view, chunk_id)),
                el("aside", {}, side))]
     return f"Memory {chunk_id[-8:]}", body
 
@@ -71,6 +83,7 @@ def _about(view: View, data: dict, archived: bool):
         ("session", el("a", {"href": session_href(view, conversation)}, conversation) if conversation else None),
         ("role", md.get("role")), ("source", md.get("source")), ("confidence", md.get("confidence")),
         ("importance", md.get("importance")), ("sensitivity", md.get("sensitivity", "low")),
+        ("deletion policy", md.get("deletion_policy", "auto_prune")),
         ("category", md.get("category")), ("used", f"{md.get('access_count', 0)} times"
                                                     + (f", last {md['last_accessed']}" if md.get("last_accessed") else "")),
         ("tags", ", ".join(data.get("tags") or ())), ("files", ", ".join(md.get("files") or ())),
@@ -96,21 +109,35 @@ def _links_section(view: View, data: dict, row: dict):
                 rows[other] = queries.row_of_file(file, archived=True)
     table = el("table", {"class": "links"},
                el("thead", {}, el("tr", {}, [el("th", {}, h) for h in ("from", "link", "to", "other memory")])),
-               el("tbody", {}, [_link_row(view, chunk_id, link, rows) for link in links]))
+               el("tbody", {}, [_link_row(view, data, link, rows) for link in links]))
     return el("section", {"class": "links"}, el("h2", {}, f"Links ({len(links)})"),
               graph.draw(chunk_id, links, rows, lambda cid: memory_href(view, cid)), table)
 
 
-def _link_row(view: View, chunk_id: str, link: tuple, rows: dict):
+def _link_row(view: View, data: dict, link: tuple, rows: dict):
+    chunk_id = data["id"]
     src, kind, dst = link
     other = dst if src == chunk_id else src
     other_row = rows.get(other)
+    note = relation_note(data, kind, dst) if src == chunk_id else {}
+    said = ", ".join(x for x in (f"strength {note['strength']:g}" if "strength" in note else "",
+                                 note.get("context") or "") if x)
 
     def end(cid):
         return el("code", {}, "this") if cid == chunk_id else el("a", {"href": memory_href(view, cid)}, cid)
 
-    return el("tr", {"class": f"link {kind}"}, el("td", {}, end(src)), el("td", {}, kind), el("td", {}, end(dst)),
+    return el("tr", {"class": f"link {kind}"}, el("td", {}, end(src)),
+              el("td", {}, kind, el("small", {"class": "note"}, f" ({said})") if said else None), el("td", {}, end(dst)),
               el("td", {}, join(badges(other_row), " ", summary(other_row, 100)) if other_row else "not found"))
+
+
+def _structure(data: dict):
+    """A session record's five layers (seed 002) and a procedure's steps (seed 003), when the memory has them."""
+    lines = structure_lines(data["metadata"])
+    if not lines:
+        return None
+    return el("section", {"class": "structure"}, el("h2", {}, "Structure"),
+              el("pre", {"class": "content"}, "\n".join(lines)))
 
 
 def _history(view: View, chunk_id: str):
@@ -143,6 +170,9 @@ def _tending(view: View, data: dict, archived: bool, *, editable: bool):
             _form(view, chunk_id, "unpin" if md.get("pinned") else "pin",
                   label="Unpin" if md.get("pinned") else "Pin"),
             _form(view, chunk_id, "forget", reason, label="Forget"),
+            _form(view, chunk_id, "reinstate", reason, label="Reinstate") if md.get("status") in STATUS_NOTES else
+            _form(view, chunk_id, "contest", reason, label="Contest"),
+            _form(view, chunk_id, "retract", reason, label="Retract") if md.get("status") != "retracted" else None,
             _form(view, chunk_id, "scope",
                   el("select", {"name": "scope", "aria-label": "scope"},
                      [el("option", {"value": s, "selected": s == (md.get("scope") or "project")}, s) for s in SCOPES]),

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from brain.cpython.fast import sqlite3
 from brain.store.chunk_store import ChunkStore
 from brain.util.errors import ChunkNotFound, InvalidChunkId, RlmMemError, StoreBusy, StoreUnwritable
-from brain.web import lists
+from brain.web import lists, narrative_page
 from brain.web.html import el, href, page
 from brain.web.memory_page import DONE, find, memory
 from brain.web.next_session import next_session
@@ -39,7 +39,8 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 STYLESHEET = Path(__file__).with_name("page.css")
-GET_PAGES = {"": lists.home, "sessions": lists.sessions, "session": lists.session, "now": next_session}
+GET_PAGES = {"": lists.home, "sessions": lists.sessions, "session": lists.session, "now": next_session,
+             "chapters": narrative_page.chapters}
 
 
 class MemoryServer(ThreadingHTTPServer):

@@ -1,12 +1,14 @@
 """Tending from the page: each form's action carried out through the same library calls as the CLI (pin/unpin,
-forget/restore, update, scope, supersede), so the store's checks, locks and audit lines are the ones the CLI gets.
+forget/restore, update, scope, supersede, contest/retract/reinstate), so the store's checks, locks and audit lines
+are the ones the CLI gets.
 The store's actor is "web": the audit log says the change came from the page."""
 from brain.session.actions import forget, replace
-from brain.store.lifecycle import set_pinned, set_scope
+from brain.store.lifecycle import contest, reinstate, retract, set_pinned, set_scope
 from brain.util.errors import ChunkNotFound, ChunkValidationError
 from brain.util.text import one_line
 
-ACTIONS = ("pin", "unpin", "forget", "restore", "edit", "scope", "supersede")
+ACTIONS = ("pin", "unpin", "forget", "restore", "edit", "scope", "supersede", "contest", "retract", "reinstate")
+STATUS_ACTIONS = {"contest": contest, "retract": retract, "reinstate": reinstate}
 MAX_REASON = 500
 
 
@@ -19,6 +21,8 @@ def apply(store, chunk_id: str, form: dict) -> str:
     reason = one_line(form.get("reason", ""))[:MAX_REASON] or None
     if action in ("pin", "unpin"):
         set_pinned(store, chunk_id, action == "pin")
+    elif action in STATUS_ACTIONS:
+        STATUS_ACTIONS[action](store, chunk_id, reason=reason)
     elif action == "forget":
         forget(store, chunk_id, reason=reason or "forgotten on the page")
     elif action == "restore":

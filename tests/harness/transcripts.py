@@ -97,12 +97,13 @@ class Todo(Tool):
         super().__init__({"todos": todos}, "Todos have been modified successfully.")
 
 
-def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_seconds: int = 20) -> Path:
+def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_seconds: int = 20,
+                  branch: str = "main") -> Path:
     """Write one session's transcript to `path` (Claude Code's JSONL shape); returns the path."""
     path = Path(path)
     records, parent, clock = [], None, start.astimezone(timezone.utc)
     base = {"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": session_id,
-            "version": VERSION, "gitBranch": "main"}
+            "version": VERSION, "gitBranch": branch}
 
     def emit(kind: str, message: dict, **extra) -> None:
         nonlocal parent, clock
