@@ -339,7 +339,7 @@ def _value_carried_out(turn, reply):
     UTC." -> "the sweep now runs daily at 03:15 UTC with the cron expression 0 15 3 * * *"), the value the edit
     replaced ("the API can't sit on 3000 on that box" -> "I moved the API to port 4100"), or the time of day a
     schedule the edit set runs at ("Weekdays 6:30, Berlin time." -> "pattern '30 6 * * 1-5'"); None otherwise."""
-    from brain.capture.currency import edit_changes  # capture only: the store lookups it brings are not needed above
+    from brain.capture.tools.edits import edit_changes  # capture only: not needed by the hook that reads turns
 
     changes = [pair for use in reply.tool_uses if use.name in EDIT_TOOLS and use.edit
                for pair in edit_changes(*use.edit)]
