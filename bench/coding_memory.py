@@ -115,12 +115,12 @@ def run_history(name: str, *, show: bool = False, keep: Path | None = None, bulk
         today = datetime.now(timezone.utc).replace(hour=9, minute=30, second=0, microsecond=0)
         if bulk and not bulk_after:  # a long-time user's store: the year of other work was there first
             add_bulk(memory, bulk, project_of(project, env))
-        nonzero = 0
+        nonzero, files = 0, {}  # the project's files as the tools left them, across sessions (as on disk)
         for sid, days_ago, turns in history.SESSIONS:
             path = transcripts / f"{sid}.jsonl"
             base = {"session_id": sid, "transcript_path": str(path), "cwd": str(project)}
             nonzero += sum(r.returncode != 0 for r in fire("SessionStart", dict(base, source="startup"), env=env))
-            write_session(path, sid, project, today - timedelta(days=days_ago), turns)
+            write_session(path, sid, project, today - timedelta(days=days_ago), turns, files=files)
             nonzero += sum(r.returncode != 0 for r in fire("Stop", dict(base, stop_hook_active=False), env=env))
             nonzero += sum(r.returncode != 0 for r in fire("SessionEnd", dict(base, reason="prompt_input_exit"),
                                                            env=env))

@@ -1,18 +1,27 @@
 """Write Claude Code session transcripts in the real JSONL shape, from a compact description.
 
 A session is a list of turns: `User("text")`, `Assistant("text", tools=[...])` with tool calls `Bash(command,
-output, ok)`, `Edit(path)`, `Write(path)`, `Read(path)`, `Todo([(content, status), ...])`. The writer emits what
+output, ok)`, `Edit(path, old, new)`, `MultiEdit(path, [(old, new), ...])`, `Write(path, content)`,
+`NotebookEdit(path, cell_id, source, mode)`, `Read(path, output)`, `Todo([(content, status), ...])`. The writer emits what
 Claude Code 2.1.x writes: user and assistant records chained by `parentUuid`, assistant text and each `tool_use` as
 their own records, each tool result as a user record holding a `tool_result` block (and `toolUseResult`), with
 `sessionId`, `cwd`, `gitBranch`, `version` and timestamps a few seconds apart. Used by tests and by
 bench/coding_memory.py.
+
+File tools answer as Claude Code does: a Read's output numbered line by line (`     1→text`) with
+`toolUseResult.file`; a Write's and an edit's `toolUseResult` carry `originalFile`, the file's text before the
+call when the writer knows it (from a Write, a Read or an edit earlier in `files`, which a caller may keep across
+sessions as the disk would).
 """
+import hashlib
 import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 VERSION = "2.1.197"
 MODEL = "claude-sonnet-4-5"
+NOTEBOOK_RESULTS = {"replace": "Updated cell {cell} with {source}", "insert": "Inserted cell {cell} with {source}",
+                    "delete": "Deleted cell {cell}"}
 
 
 class User:
@@ -31,6 +40,12 @@ class Tool:
     def __init__(self, tool_input: dict, output: str = "", ok: bool = True):
         self.input, self.output, self.ok = tool_input, output, ok
 
+    def outcome(self, files: dict) -> tuple:
+        """(the tool_result's text, the record's toolUseResult), given the files' texts as the disk has them."""
+        if not self.ok:
+            return self.output, f"Error: {self.output}"
+        return self.output, {"stdout": self.output, "stderr": "", "interrupted": False}
+
 
 class Bash(Tool):
     name = "Bash"
@@ -46,6 +61,54 @@ class Edit(Tool):
         super().__init__({"file_path": path, "old_string": old, "new_string": new},
                          f"The file {path} has been updated.")
 
+    def replacements(self) -> list:
+        return [(self.input["old_string"], self.input["new_string"])]
+
+    def outcome(self, files: dict) -> tuple:
+        if not self.ok:
+            return super().outcome(files)
+        path, before = self.input["file_path"], files.get(self.input["file_path"])
+        after = before
+        for old, new in self.replacements():
+            after = after.replace(old, new, 1) if after is not None and old in after else None
+        if after is None:
+            files.pop(path, None)
+        else:
+            files[path] = after
+        details = {"filePath": path, "originalFile": before, "structuredPatch": [], "userModified": False}
+        if "edits" in self.input:
+            details["edits"] = self.input["edits"]
+        else:
+            details.update(oldString=self.input["old_string"], newString=self.input["new_string"], replaceAll=False)
+        return self.output, details
+
+
+class MultiEdit(Edit):
+    """Several replacements in one file, applied in order (Claude Code's MultiEdit input: file_path, edits)."""
+
+    name = "MultiEdit"
+
+    def __init__(self, path: str, edits=()):
+        pairs = list(edits)
+        replaced = "".join(f'\n{n}. Replaced "{old[:50]}" with "{new[:50]}"' for n, (old, new) in enumerate(pairs, 1))
+        edits = [{"old_string": old, "new_string": new} for old, new in pairs]
+        Tool.__init__(self, {"file_path": path, "edits": edits},
+                      f"Applied {len(edits)} edit{'s' if len(edits) != 1 else ''} to {path}:{replaced}")
+
+    def replacements(self) -> list:
+        return [(edit["old_string"], edit["new_string"]) for edit in self.input["edits"]]
+
+
+class NotebookEdit(Tool):
+    """One notebook cell replaced, inserted or deleted (Claude Code's NotebookEdit input: notebook_path, cell_id,
+    new_source, cell_type, edit_mode)."""
+
+    name = "NotebookEdit"
+
+    def __init__(self, path: str, cell_id: str, source: str = "", mode: str = "replace", cell_type: str = "code"):
+        super().__init__({"notebook_path": path, "cell_id": cell_id, "new_source": source, "cell_type": cell_type,
+                          "edit_mode": mode}, NOTEBOOK_RESULTS[mode].format(cell=cell_id, source=source))
+
 
 class Write(Tool):
     name = "Write"
@@ -53,12 +116,32 @@ class Write(Tool):
     def __init__(self, path: str, content: str = ""):
         super().__init__({"file_path": path, "content": content}, f"File created successfully at: {path}")
 
+    def outcome(self, files: dict) -> tuple:
+        path, content = self.input["file_path"], self.input["content"]
+        before = files.get(path)
+        files[path] = content
+        if before is None:
+            return self.output, {"type": "create", "filePath": path, "content": content, "structuredPatch": [],
+                                 "originalFile": None}
+        return f"The file {path} has been updated successfully.", {
+            "type": "update", "filePath": path, "content": content, "structuredPatch": [], "originalFile": before}
+
 
 class Read(Tool):
+    """A file read whole; `output` is the file's text (written here numbered, as Claude Code shows it)."""
+
     name = "Read"
 
     def __init__(self, path: str, output: str = ""):
         super().__init__({"file_path": path}, output)
+
+    def outcome(self, files: dict) -> tuple:
+        path, text = self.input["file_path"], self.output
+        lines = text.splitlines()
+        files[path] = text
+        numbered = "\n".join(f"{n:>6}\u2192{line}" for n, line in enumerate(lines, 1))
+        return numbered, {"type": "text", "file": {"filePath": path, "content": text, "numLines": len(lines),
+                                                   "startLine": 1, "totalLines": len(lines)}}
 
 
 class Todo(Tool):
@@ -69,9 +152,12 @@ class Todo(Tool):
         super().__init__({"todos": todos}, "Todos have been modified successfully.")
 
 
-def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_seconds: int = 20) -> Path:
-    """Write one session's transcript to `path` (Claude Code's JSONL shape); returns the path."""
+def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_seconds: int = 20,
+                  files: dict | None = None) -> Path:
+    """Write one session's transcript to `path` (Claude Code's JSONL shape); returns the path. `files`: the
+    project's file texts as the tools left them (kept across a history's sessions by a caller that passes it)."""
     path = Path(path)
+    files = {} if files is None else files
     records, parent, clock = [], None, start.astimezone(timezone.utc)
     base = {"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": session_id,
             "version": VERSION, "gitBranch": "main"}
@@ -94,18 +180,19 @@ def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_se
             use_id = f"toolu_{session_id}_{len(records):04d}_{n}"
             emit("assistant", _assistant([{"type": "tool_use", "id": use_id, "name": tool.name, "input": tool.input}],
                                          "tool_use"))
-            result = {"type": "tool_result", "tool_use_id": use_id, "content": tool.output or "(no output)"}
+            text, details = tool.outcome(files)
+            result = {"type": "tool_result", "tool_use_id": use_id, "content": text or "(no output)"}
             if not tool.ok:
                 result["is_error"] = True
-            emit("user", {"role": "user", "content": [result]},
-                 toolUseResult={"stdout": tool.output, "stderr": "", "interrupted": False} if tool.ok
-                 else f"Error: {tool.output}")
+            emit("user", {"role": "user", "content": [result]}, toolUseResult=details)
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
 
 
 def _assistant(content: list, stop_reason) -> dict:
-    return {"id": f"msg_{abs(hash(json.dumps(content))) % 10**12:012d}", "type": "message", "role": "assistant",
+    # from the content's digest, not hash(): the same history writes the same transcript in every run
+    digest = int.from_bytes(hashlib.sha256(json.dumps(content).encode()).digest()[:8], "big")
+    return {"id": f"msg_{digest % 10**12:012d}", "type": "message", "role": "assistant",
             "model": MODEL, "content": content, "stop_reason": stop_reason, "stop_sequence": None,
             "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 8000,
                       "output_tokens": 150, "service_tier": "standard"}}
