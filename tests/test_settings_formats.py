@@ -2,7 +2,7 @@
 and look-alikes it must leave (comments, templates, code, scripts, references)."""
 import pytest
 
-from brain.capture.settings.formats import MAX_KEYS, family_of, format_of, project_wide, read_settings
+from brain.capture.settings.formats import MAX_KEYS, format_of, project_wide, read_settings, same_family
 
 
 def settings(path: str, text: str) -> dict:
@@ -53,7 +53,13 @@ def test_github_actions_workflow():
         "on.schedule[0].cron": "0 3 * * *", "jobs.test.runs-on": "ubuntu-22.04", "jobs.test.env.CI": "true",
         "jobs.test.steps[actions/checkout].uses": "actions/checkout@v4",
         "jobs.test.steps[Set up node].uses": "actions/setup-node@v3",
-        "jobs.test.steps[Set up node].with.node-version": "18", "jobs.test.steps[2].run": "npm test"}
+        "jobs.test.steps[Set up node].with.node-version": "18"}
+
+
+def test_yaml_items_nothing_names_are_no_keys_in_a_longer_list():
+    """A position moves when an item comes or goes: `steps[3].run` was `poetry install`, then `ruff check`."""
+    text = "ports:\n  - containerPort: 8080\nsteps:\n  - with: {a: 1}\n    shell: bash\n  - with: {a: 2}\n"
+    assert settings("deploy.yaml", text) == {"ports[0].containerPort": "8080"}
 
 
 # ---------------------------------------------------------------------------------------------------- Kubernetes
@@ -167,7 +173,8 @@ def test_env_files_with_export_quotes_comments_and_references():
     (".nvmrc", "20.11.1\n", {"node": "20.11.1"}),
     (".python-version", "3.12.1\n", {"python": "3.12.1"}),
     (".ruby-version", "3.3.0", {"ruby": "3.3.0"}),
-    (".tool-versions", "nodejs 20.11.1\npython 3.12.1 3.11.7\n# erlang 26\n", {"nodejs": "20.11.1", "python": "3.12.1"}),
+    (".tool-versions", "nodejs 20.11.1\npython 3.12.1 3.11.7\n# erlang 26\n",
+     {"nodejs": "20.11.1", "python": "3.12.1"}),
     (".nvmrc", "", {}),
 ])
 def test_version_files(name, text, expected):
@@ -178,18 +185,21 @@ def test_version_files(name, text, expected):
 @pytest.mark.parametrize("path, text, expected", [
     ("requirements-dev.txt", "celery==5.3.6\narq>=0.25  # jobs\n-r base.txt\nrequests\ngit+https://x/y\n",
      {"celery": "5.3.6", "arq": ">=0.25"}),
-    ("pyproject.toml", '[project]\ndependencies = [\n  "celery==5.3.6",\n  "arq>=0.25",\n]\n[tool.ruff]\nline-length = 100\n',
+    ("pyproject.toml",
+     '[project]\ndependencies = [\n  "celery==5.3.6",\n  "arq>=0.25",\n]\n[tool.ruff]\nline-length = 100\n',
      {"project.dependencies.celery": "5.3.6", "project.dependencies.arq": ">=0.25", "tool.ruff.line-length": "100"}),
     ("Gemfile", 'ruby "3.3.0"\ngem "rails", "~> 7.1.3"\ngem "puma"\n# gem "x", "1"\n',
      {"ruby": "3.3.0", "gem rails": "~> 7.1.3"}),
     ("go.mod", "module x\n\ngo 1.22\n\nrequire (\n\tgithub.com/go-chi/chi/v5 v5.0.12\n)\n",
      {"go": "1.22", "require github.com/go-chi/chi/v5": "v5.0.12"}),
-    ("mix.exs", 'def project do\n  [app: :hearth, elixir: "~> 1.15"]\nend\ndefp deps do\n  [{:phoenix, "~> 1.7.10"}]\nend\n',
+    ("mix.exs",
+     'def project do\n  [app: :hearth, elixir: "~> 1.15"]\nend\ndefp deps do\n  [{:phoenix, "~> 1.7.10"}]\nend\n',
      {"elixir": "~> 1.15", "app": "hearth", "deps.phoenix": "~> 1.7.10"}),
     ("build.gradle.kts", 'plugins {\n  id("org.springframework.boot") version "3.2.1"\n}\nkotlin { jvmToolchain(17) }\n'
                          'dependencies {\n  implementation("org.postgresql:postgresql:42.7.1")\n}\n',
      {"plugin org.springframework.boot": "3.2.1", "implementation org.postgresql:postgresql": "42.7.1"}),
-    ("gradle/libs.versions.toml", '[versions]\nkotlin = "1.9.22"\n[libraries]\nx = { module = "a:b", version.ref = "kotlin" }\n',
+    ("gradle/libs.versions.toml",
+     '[versions]\nkotlin = "1.9.22"\n[libraries]\nx = { module = "a:b", version.ref = "kotlin" }\n',
      {"versions.kotlin": "1.9.22", "libraries.x.module": "a:b", "libraries.x.version.ref": "kotlin"}),
 ])
 def test_package_manifests(path, text, expected):
@@ -302,19 +312,46 @@ def test_generic_config_lines_leave_calls():
 
 
 # ---------------------------------------------------------------------------------------------------- which files
-@pytest.mark.parametrize("path", ["src/app.py", "internal/api/router.go", "README.md", "web/Map.tsx", "notes.txt",
-                                  "lib/hearth/repo.ex", "mix.lock.bak", ""])
-def test_code_and_prose_are_no_configuration(path):
+@pytest.mark.parametrize("path", ["README.md", "notes.txt", "mix.lock.bak", "tests/test_app.py", "src/api_test.go",
+                                  "web/Map.spec.tsx", "data.csv", ""])
+def test_prose_data_and_tests_are_no_configuration(path):
     assert format_of(path) is None
     assert settings(path, "PORT = 8080\nname: x\n") == {}
 
 
+# ---------------------------------------------------------------------------------------------------- code, scripts
+@pytest.mark.parametrize("path, text, expected", [
+    ("src/gullwing/hubspot_client.py", 'HUBSPOT_MAX_RPS = 10  # per token\nmax_retries = 3\n'
+                                       'TIMEOUT = httpx.Timeout(30.0)\nDEBUG = True\nBATCH = 30_000\n',
+     {"HUBSPOT_MAX_RPS": "10", "DEBUG": "True", "BATCH": "30000"}),
+    ("web/src/limits.ts", 'export const MAX_UPLOAD_MB = 25;\nconst apiBase = "https://api.x.io";\nlet count = 0;\n',
+     {"MAX_UPLOAD_MB": "25", "apiBase": "https://api.x.io"}),
+    ("internal/hatch/client.go", "const maxRetries = 5\nconst HoldTTL = 15 * time.Minute\nvar current = 3\n",
+     {"maxRetries": "5"}),
+    ("src/storage.rs", "pub const RETENTION_DAYS: u32 = 30;\nlet x = 5;\n", {"RETENTION_DAYS": "30"}),
+    ("src/main/kotlin/Reminders.kt", "    private const val LEAD_HOURS = 24\n    val name = \"x\"\n",
+     {"LEAD_HOURS": "24"}),
+])
+def test_constants_in_code(path, text, expected):
+    assert settings(path, text) == expected
+
+
+def test_shell_scripts_options_and_variables():
+    text = ("#!/bin/bash\n#SBATCH --partition=h100\n#SBATCH --gres=gpu:4\nexport WANDB_PROJECT=wren\n"
+            "srun python train.py --lr=1e-4\nsrun python eval.py --lr=2e-5\nOUT=$HOME/runs\n")
+    assert settings("scripts/train.sbatch", text) == {"--partition": "h100", "--gres": "gpu:4",
+                                                      "WANDB_PROJECT": "wren"}
+
+
 def test_families_and_project_wide_keys():
-    assert family_of("charts/api/values.yaml") == family_of("charts/api/values-prod.yaml")
-    assert family_of(".env") == family_of(".env.production")
-    assert family_of("k8s/api.yaml") != family_of("k8s/worker.yaml")
-    assert family_of("db/migrations/001_a.sql") == family_of("db/migrations/002_b.sql")
-    assert family_of("config/config.exs") == family_of("config/prod.exs")
+    assert same_family("charts/api/values.yaml", "charts/api/values-prod.yaml")
+    assert same_family(".env", ".env.production") and same_family("appsettings.json", "appsettings.Development.json")
+    assert not same_family("k8s/api.yaml", "k8s/worker.yaml")
+    assert not same_family("models/fct_ad_spend.sql", "models/fct_deals.sql")
+    assert not same_family("charts/api/values.yaml", "charts/worker/values-prod.yaml")
+    assert not same_family("values-dev.yaml", "values-prod.yaml")
+    assert same_family("db/migrations/001_a.sql", "db/migrations/002_b.sql")
+    assert same_family("config/config.exs", "config/prod.exs")
     assert project_wide("supabase/migrations/0002.sql", "cron job nightly-digest")
     assert project_wide("", "node version")
     assert not project_wide("values.yaml", "replicaCount")

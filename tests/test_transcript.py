@@ -337,7 +337,8 @@ def _uses(tmp_path, records):
 
 
 def test_a_read_of_a_configuration_file_shows_its_text_without_line_numbers(tmp_path):
-    numbered = "     1\u2192replicaCount: 2\n     2\u2192image:\n     3\u2192  tag: \"1.4.2\"\n\n<system-reminder>x</system-reminder>"
+    numbered = ("     1\u2192replicaCount: 2\n     2\u2192image:\n     3\u2192  tag: \"1.4.2\"\n\n"
+                "<system-reminder>x</system-reminder>")
     tabbed = "     1\treplicaCount: 3\n     2\timage: x\n"
     uses = _uses(tmp_path, [_tool_call("Read", {"file_path": "/p/values.yaml"}, "a1"), _tool_result("a1", numbered),
                             _tool_call("Read", {"file_path": "/p/v2.yaml"}, "a2"), _tool_result("a2", tabbed)])
@@ -348,8 +349,8 @@ def test_a_read_of_a_configuration_file_shows_its_text_without_line_numbers(tmp_
 def test_claude_codes_tool_results_give_the_whole_file_and_the_text_before(tmp_path):
     uses = _uses(tmp_path, [
         _tool_call("Read", {"file_path": "/p/.env"}, "a1"),
-        _tool_result("a1", "     1\u2192PORT=1", {"type": "text", "file": {"filePath": "/p/.env", "content": "PORT=8080\n",
-                                                                        "numLines": 1, "startLine": 1, "totalLines": 1}}),
+        _tool_result("a1", "     1\u2192PORT=1", {"type": "text", "file": {
+            "filePath": "/p/.env", "content": "PORT=8080\n", "numLines": 1, "startLine": 1, "totalLines": 1}}),
         _tool_call("Edit", {"file_path": "/p/.env", "old_string": "PORT=8080", "new_string": "PORT=8090"}, "a2"),
         _tool_result("a2", "The file /p/.env has been updated.", {"filePath": "/p/.env", "originalFile": "PORT=8080\n",
                                                                   "structuredPatch": []}),
@@ -378,10 +379,11 @@ def test_what_is_no_whole_configuration_file_is_not_kept(tmp_path):
     uses = _uses(tmp_path, [
         _tool_call("Read", {"file_path": "/p/values.yaml", "offset": 10, "limit": 5}, "a1"),
         _tool_result("a1", "    10\u2192a: 1"),
-        _tool_call("Read", {"file_path": "/p/src/app.py"}, "a2"), _tool_result("a2", "     1\u2192PORT = 1"),
+        _tool_call("Read", {"file_path": "/p/README.md"}, "a2"), _tool_result("a2", "     1\u2192PORT = 1"),
         _tool_call("Write", {"file_path": "/p/big.yaml", "content": big}, "a3"), _tool_result("a3", "ok"),
         _tool_call("Read", {"file_path": "/p/gone.yaml"}, "a4"), _tool_result("a4", "File does not exist.", None, True),
-        _tool_call("Read", {"file_path": "/p/odd.yaml"}, "a5"), _tool_result("a5", "     2\u2192a: 1\n     3\u2192b: 2"),
+        _tool_call("Read", {"file_path": "/p/odd.yaml"}, "a5"),
+        _tool_result("a5", "     2\u2192a: 1\n     3\u2192b: 2"),
     ])
     assert [use.content for use in uses] == [None, None, None, None, None]
     assert uses[2].edit is None and uses[1].edits == ()

@@ -357,49 +357,61 @@ def resolve_open_changes(root, project_id: str, changes) -> list:
     return out
 
 
-def _older_rows(root, project_id: str, probe: str, when: str, *, typed_only: bool = False) -> list:
-    """(id, content) of the project's active, unpinned chunks made before `when` whose words hold `probe`."""
+def _older_rows(root, project_id: str, probe: str, when: str, *, typed_only: bool = False, spare=(),
+                conn=None) -> list:
+    """(id, content) of the project's active, unpinned chunks made before `when` whose words hold `probe` (with
+    `typed_only`, no turns, session records, or chunks of the kinds in `spare`). `conn`: a connection to use (and
+    leave open) instead of opening one."""
     tokens = words(probe.lower())
-    conn = connect(root, readonly=True) if tokens else None
-    if conn is None:
+    own = connect(root, readonly=True) if tokens and conn is None else None
+    conn = conn if conn is not None else own
+    if conn is None or not tokens:
         return []
-    kinds = "AND chunks.kind NOT IN ('turn', 'session') " if typed_only else ""
+    spare = ("turn", "session", *spare) if typed_only else ()
+    kinds = f"AND chunks.kind NOT IN ({','.join('?' * len(spare))}) " if spare else ""
     try:
         return conn.execute(
             "SELECT chunks.id, chunks.content FROM fts JOIN chunks ON chunks.rowid = fts.rowid WHERE fts MATCH ? "
             "AND chunks.project IS ? AND chunks.status = 'active' AND chunks.pinned = 0 AND chunks.created < ? "
-            + kinds + "LIMIT ?", ('"' + " ".join(tokens) + '"', project_id, when, CANDIDATE_ROWS)).fetchall()
+            + kinds + "LIMIT ?", ('"' + " ".join(tokens) + '"', project_id, when, *spare, CANDIDATE_ROWS)).fetchall()
     except sqlite3.Error:
         return []
     finally:
-        conn.close()
+        if own is not None:
+            own.close()
 
 
-def supersede_stale(store, project_id: str, changes, chunk_of_turn) -> list:
+def supersede_stale(store, project_id: str, changes, chunk_of, *, spare=()) -> list:
     """Supersede the project's older typed memories (decisions, facts, ...) that still state a changed value (and
-    not its new one) by the turn that changed it (`chunk_of_turn(turn)`: its chunk id). Returns (old id, new id,
-    old value, new value) tuples."""
+    not its new one) by what made the change (`chunk_of(change)`: the chunk id of its turn, or of the memory
+    recording it); memories of the kinds in `spare` are left to the caller. Returns (old id, new id, old value,
+    new value) tuples."""
     done = []
-    for change in changes:
-        new_id = chunk_of_turn(change.turn)
-        if not new_id or not change.when:
-            continue
-        when = normalize_timestamp(change.when)
-        if change.old is None:
-            continue  # resolve_open_changes found no older value to replace
-        for old_id in _stale_rows(store.root, project_id, change, when, new_id):
-            note = f"replaced {when[:10]}: {change.old} -> {change.new}"
-            supersede(store, old_id, new_id, reason=f"{change.old} changed to {change.new}", note=note, when=when)
-            done.append((old_id, new_id, change.old, change.new))
+    conn = connect(store.root, readonly=True) if changes else None  # one for all: a connection costs ~2 ms
+    try:
+        for change in changes:
+            new_id = chunk_of(change)
+            if not new_id or not change.when:
+                continue
+            when = normalize_timestamp(change.when)
+            if change.old is None:
+                continue  # resolve_open_changes found no older value to replace
+            for old_id in _stale_rows(store.root, project_id, change, when, new_id, spare, conn):
+                note = f"replaced {when[:10]}: {change.old} -> {change.new}"
+                supersede(store, old_id, new_id, reason=f"{change.old} changed to {change.new}", note=note, when=when)
+                done.append((old_id, new_id, change.old, change.new))
+    finally:
+        if conn is not None:
+            conn.close()
     return done
 
 
-def _stale_rows(root, project_id: str, change, when: str, new_id: str) -> list:
+def _stale_rows(root, project_id: str, change, when: str, new_id: str, spare=(), conn=None) -> list:
     """Ids of the project's active, unpinned typed memories (not verbatim turns or session records: those are the
     record of what was said, and recall marks the replaced values in them) made before `when` that state the
     change's old value and not its new one."""
     stale = []
-    for chunk_id, content in _older_rows(root, project_id, change.old, when, typed_only=True):
+    for chunk_id, content in _older_rows(root, project_id, change.old, when, typed_only=True, spare=spare, conn=conn):
         content = content.split(TOOLS_LINE, 1)[0]  # a command run then is history, not a statement of the value
         if chunk_id != new_id and holds_value(content, change.old) and not holds_value(content, change.new):
             stale.append(chunk_id)

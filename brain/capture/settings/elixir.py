@@ -32,6 +32,7 @@ def read_elixir_config(text: str) -> dict:
         for keyword in _KEYWORD.finditer(rest.strip()):
             value = keyword.group(2)
             if value != "nil":
-                out[f"{owner} {keyword.group(1)}" if owner else keyword.group(1)] = value.strip('"').replace("_", "") if value[:1].isdigit() \
-                    or value[:1] == "-" else value.strip('"')
+                number = value[:1].isdigit() or value[:1] == "-"
+                out[f"{owner} {keyword.group(1)}" if owner else keyword.group(1)] = \
+                    value.replace("_", "") if number else value.strip('"')
     return out

@@ -9,7 +9,7 @@ Version files pin a tool's version for the folder: `.nvmrc` / `.node-version` (n
 """
 import re
 
-from brain.capture.settings.lines import clean_value
+from brain.capture.settings.lines import read_matching
 
 _ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*)$")
 VERSION_FILES = {".nvmrc": "node", ".node-version": "node", ".python-version": "python", ".ruby-version": "ruby",
@@ -19,15 +19,7 @@ VERSION_FILES = {".nvmrc": "node", ".node-version": "node", ".python-version": "
 
 def read_env(text: str) -> dict:
     """KEY -> value of a .env file or fragment."""
-    out = {}
-    for line in text.splitlines():
-        m = _ENV_LINE.match(line)
-        if not m:
-            continue
-        value = clean_value(m.group(2))
-        if value is not None:
-            out[m.group(1)] = value
-    return out
+    return read_matching(text, _ENV_LINE)
 
 
 def read_version_file(name: str, text: str) -> dict:

@@ -1,14 +1,16 @@
 """Which reader reads a file, by its name; what a setting's key is shared with.
 
-`format_of(path)` names the format family of a file people configure (None: code, prose, data: no settings
-read); `read_settings(path, text)` gives key -> value (strings: a list is its items joined by ", "), at most
-MAX_KEYS of them. `family_of(path)` says which other files set the same keys: the variants of one file in its
-folder (values.yaml and values-prod.yaml, .env and .env.production, application.yml and application-prod.yml),
-every migration of a folder, every config/*.exs; `project_wide(path, key)` the keys that hold for the whole
-project whichever file sets them (a database job's schedule, a tool's version).
+`format_of(path)` names the format family of a file people configure or of code whose constants they set (None:
+prose, data, tests: no settings read); `read_settings(path, text)` gives key -> value (strings: a list is its
+items joined by ", "), at most MAX_KEYS of them. `same_family(a, b)` says whether two files set the same keys:
+the variants of one file in its folder (values.yaml and values-prod.yaml, .env and .env.production,
+application.yml and application-prod.yml, not fct_ad_spend.sql and fct_deals.sql), every migration of a folder,
+every config/*.exs; `project_wide(path, key)` the keys that hold for the whole project whichever file sets them
+(a database job's schedule, a tool's version).
 """
 import re
 
+from brain.capture.settings.code import read_constants, read_script
 from brain.capture.settings.dockerfile import read_dockerfile
 from brain.capture.settings.elixir import read_elixir_config
 from brain.capture.settings.env_files import VERSION_FILES, read_env, read_version_file
@@ -42,7 +44,13 @@ _BY_SUFFIX = (
     (".json5", "json"), (".ini", "ini"), (".cfg", "ini"), (".properties", "ini"), (".service", "ini"),
     (".env", "env"), (".tfvars", "tfvars"), (".tf", "hcl"), (".hcl", "hcl"), (".sql", "sql"),
     (".dockerfile", "dockerfile"), (".conf", "generic"), (".bicepparam", "generic"), (".gemspec", "gemfile"),
+    (".sh", "script"), (".bash", "script"), (".zsh", "script"), (".sbatch", "script"), (".slurm", "script"),
+    (".py", "code"), (".ts", "code"), (".tsx", "code"), (".js", "code"), (".jsx", "code"), (".mjs", "code"),
+    (".cjs", "code"), (".go", "code"), (".rs", "code"), (".rb", "code"), (".kt", "code"), (".java", "code"),
+    (".cs", "code"), (".swift", "code"), (".scala", "code"), (".ex", "code"), (".php", "code"), (".dart", "code"),
 )
+# Tests set values to test them: a test's constant is no setting of the project.
+_TEST_NAME = re.compile(r"(?:^|[/_.-])(?:tests?|spec|__tests__)(?:[/_.-]|$)")
 _READERS = {
     "yaml": read_yaml, "toml": read_toml, "json": read_json, "ini": read_ini, "env": read_env, "sql": read_sql,
     "hcl": read_hcl, "tfvars": lambda text: read_hcl(text, tfvars=True), "dockerfile": read_dockerfile,
@@ -51,6 +59,7 @@ _READERS = {
     "pyproject": read_pyproject, "gemfile": read_gemfile, "go-mod": read_go_mod, "mix-exs": read_mix_exs,
     "gradle": read_gradle, "requirements": read_requirements, "elixir-config": read_elixir_config,
     "generic": read_generic, "makefile": lambda text: read_generic(text, equals_only=True),
+    "code": read_constants, "script": read_script,
 }
 
 
@@ -76,7 +85,10 @@ def format_of(path) -> str | None:
     if name.endswith(".exs") and ("/config/" in "/" + path.replace("\\", "/") or name in ("config.exs",
                                                                                          "runtime.exs")):
         return "elixir-config"
-    return next((kind for suffix, kind in _BY_SUFFIX if name.endswith(suffix)), None)
+    kind = next((kind for suffix, kind in _BY_SUFFIX if name.endswith(suffix)), None)
+    if kind == "code" and _TEST_NAME.search(path.replace("\\", "/").lower()):
+        return None
+    return kind
 
 
 def _finished(value):
@@ -106,20 +118,27 @@ def read_settings(path: str, text: str) -> dict:
     return out
 
 
-_VARIANT = re.compile(r"[-._]")
+def _stem(name: str) -> str:
+    """A file name without its format's extension (`values-prod` of values-prod.yaml; `.env.production` stays)."""
+    suffix = next((suffix for suffix, _ in _BY_SUFFIX if name.endswith(suffix)), "")
+    return name[:-len(suffix)] if suffix and len(name) > len(suffix) else name
 
 
-def family_of(path: str) -> str:
-    """The files whose keys `path`'s keys are set over (see the module doc), as one string."""
-    path = path.replace("\\", "/")
-    folder, _, name = path.rpartition("/")
-    name = name.lower()
-    kind = format_of(path) or ""
-    if kind in ("sql", "elixir-config") or name[:1].isdigit():
-        return f"{folder}/*{kind}"
-    base = name.lstrip(".")
-    stem = _VARIANT.split(base, 1)[0] if base else name
-    return f"{folder}/{stem}*{kind}"
+def same_family(a: str, b: str) -> bool:
+    """Whether two files set the same keys (see the module doc): the same folder and format, and one's name the
+    other's followed by a variant (values / values-prod, .env / .env.production, appsettings /
+    appsettings.Development); or two migrations named by number or date; or two config/*.exs."""
+    if a == b:
+        return True
+    folder_a, _, name_a = a.replace("\\", "/").rpartition("/")
+    folder_b, _, name_b = b.replace("\\", "/").rpartition("/")
+    kind = format_of(a)
+    if folder_a != folder_b or kind is None or kind != format_of(b):
+        return False
+    if kind == "elixir-config" or (name_a[:1].isdigit() and name_b[:1].isdigit()):
+        return True
+    short, long = sorted((_stem(name_a.lower()), _stem(name_b.lower())), key=len)
+    return len(long) > len(short) and long.startswith(short) and long[len(short)] in "-._"
 
 
 def project_wide(path: str, key: str) -> bool:

@@ -90,8 +90,8 @@ def read_generic(text: str, *, equals_only: bool = False) -> dict:
 
 def label_of(item: dict):
     """(field, label): what names a list item in a key path, its `name`, `id` or `key` (a step `uses:
-    actions/setup-node@v4` is actions/setup-node), else (None, None) (then its position names it)."""
-    for field in ("name", "id", "key", "uses", "job", "kind"):
+    actions/setup-node@v4` is actions/setup-node, a step `run: npm test` is npm test), else (None, None)."""
+    for field in ("name", "id", "key", "uses", "job", "kind", "run"):
         value = item.get(field)
         if isinstance(value, str) and value and len(value) <= 60:
             return field, value.split("@", 1)[0] if field == "uses" else value
@@ -99,8 +99,9 @@ def label_of(item: dict):
 
 
 def flatten(node, prefix: str = "", out=None) -> dict:
-    """key path -> value of a nested structure (dicts, lists, scalars): `a.b`, list items as `a[name]` (label_of)
-    or `a[2]`; a list of scalars is one value (a tuple)."""
+    """key path -> value of a nested structure (dicts, lists, scalars): `a.b`, list items as `a[name]` (label_of),
+    a list's only item as `a[0]`; a list of scalars is one value (a tuple). Items of a longer list that nothing
+    names are left out: their positions move when an item comes or goes, and a position is no key."""
     out = {} if out is None else out
     if isinstance(node, dict):
         for key, value in node.items():
@@ -112,9 +113,41 @@ def flatten(node, prefix: str = "", out=None) -> dict:
             return out
         for index, item in enumerate(node):
             field, label = label_of(item) if isinstance(item, dict) else (None, None)
+            if label is None and len(node) > 1:
+                continue
             if label is not None and item[field] == label:  # the name is in the path: not a setting of its own
                 item = {key: value for key, value in item.items() if key != field}
             flatten(item, f"{prefix}[{label if label is not None else index}]", out)
     elif node is not None and prefix:
         out[prefix] = node
     return out
+
+
+
+def read_matching(text: str, pattern, *, groups=(1, 2), marks=("#",), keep=None) -> dict:
+    """name -> value (see clean_value) of the lines `pattern` matches (and `keep(match)` accepts), from its
+    `groups` (the name's, the value's); a later line for the same name wins."""
+    out = {}
+    for line in text.splitlines():
+        m = pattern.match(line)
+        if m and (keep is None or keep(m)):
+            value = clean_value(m.group(groups[1]), marks)
+            if value is not None:
+                out[m.group(groups[0])] = value
+    return out
+
+
+LINE_CHARS = 100  # a setting's line longer than this is a script or a blob: not quoted
+
+
+def written_line(text: str, key: str, value: str):
+    """The line of `text` that sets `key` to `value`, as written (`maxReplicas: 8` for `autoscaling.maxReplicas`,
+    `export PORT=8090`), or None when no short line holds both the key's last name and the value (for a key
+    without a name, the one line holding the value)."""
+    name = re.split(r"[.\s\[\],]+", key.strip(" ]"))[-1] if key.strip() else ""
+    if name.isdigit():  # a position (`FROM 2`, the second stage) names nothing a line shows
+        name = ""
+    lines = [line.strip().rstrip(",;") for line in text.splitlines() if value in line]
+    if not name and len(lines) != 1:
+        return None
+    return next((line for line in lines if (not name or name in line) and len(line) <= LINE_CHARS), None)

@@ -103,7 +103,8 @@ def read_mix_exs(text: str) -> dict:
 
 
 _GRADLE_DEPENDENCY = re.compile(r"""^\s*(implementation|api|compileOnly|runtimeOnly|testImplementation|"""
-                                r"""kapt|ksp|annotationProcessor|classpath)\s*\(?\s*["']([\w.-]+:[\w.-]+):([^"':]+)["']""")
+                                r"""kapt|ksp|annotationProcessor|classpath)\s*\(?\s*["']"""
+                                r"""([\w.-]+:[\w.-]+):([^"':]+)["']""")
 _GRADLE_PLUGIN = re.compile(r"""^\s*(?:id\s*\(?\s*["']([\w.-]+)["']\s*\)?|kotlin\s*\(\s*["']([\w.-]+)["']\s*\))"""
                             r"""\s+version\s+["']([^"']+)["']""")
 _GRADLE_CALL = re.compile(r"""^\s*(jvmToolchain)\s*\(\s*(\d+)\s*\)""")

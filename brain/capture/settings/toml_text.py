@@ -12,7 +12,8 @@ from brain.capture.settings.lines import clean_value
 _HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
 _PAIR = re.compile(r'^\s*((?:"[^"]*"|\'[^\']*\'|[A-Za-z0-9_-]+)(?:\s*\.\s*(?:"[^"]*"|\'[^\']*\'|[A-Za-z0-9_-]+))*)'
                    r"\s*=\s*(.*)$")
-_INLINE_PAIR = re.compile(r'(?<![\w."-])((?:"[^"]*"|[A-Za-z0-9_.-]+))\s*=\s*("(?:[^"\\]|\\.)*"|\'[^\']*\'|\[[^\]]*\]|[^,}]+)')
+_INLINE_PAIR = re.compile(r'(?<![\w."-])((?:"[^"]*"|[A-Za-z0-9_.-]+))\s*=\s*'
+                          r'("(?:[^"\\]|\\.)*"|\'[^\']*\'|\[[^\]]*\]|[^,}]+)')
 
 
 def _key(text: str) -> str:
