@@ -54,8 +54,10 @@ def holds(context: str, value: str) -> bool:
 
 def says_replaced(line: str, value: str) -> bool:
     """Whether the line itself says `value` was replaced: "replace zap with slog", "from `30 2 * * *` to ...",
-    "instead of 8087", "drop Celery", "8087 -> 8090"."""
+    "instead of 8087", "drop Celery", "8087 -> 8090", "maxReplicas = 8 (was 5)"."""
     v = re.escape(_flat(value))
+    if any(_flat(value) in was for was in re.findall(r"\(was ([^()]*)\)", _flat(line))):
+        return True
     return re.search(rf"(?:replac\w*|instead of|from|drop\w*|switch\w* from|ditch\w*)\s+[`'\"]?{v}|{v}[`'\"]?\s*"
                      rf"(?:->|→)", _flat(line)) is not None
 

@@ -6,6 +6,7 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from harness.claude_code import fire
 from harness.transcripts import (Assistant, Bash, Edit, MultiEdit, NotebookEdit, Read, User, Write,
                                  write_session)
 
@@ -340,3 +341,29 @@ def test_settings_are_kept_on_turns_and_search_db_derives_them(tmp_path, store, 
     store.reindex()
     assert rows() == before
 
+
+# ---------------------------------------------------------------------------------------------------- read back
+def test_the_brief_and_recall_read_the_same_change(tmp_path, store, project, monkeypatch):
+    """Through the real hooks: the next session's brief lists the change memory among the values changed lately,
+    the decision it replaced is marked replaced by it, and the turn that stated the old value is marked too."""
+    monkeypatch.setenv("RLM_MEM_BACKGROUND", "0")
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Chart for the api, autoscaling up to 5."), Assistant("Chart written.", [Write(
+            "charts/api/values.yaml", "replicaCount: 2\nautoscaling:\n  enabled: true\n  maxReplicas: 5\n")])])])
+    decided = store.create_chunk("Decision: the api autoscales to maxReplicas: 5 until the load test.",
+                                 created=_days_ago(8), chunk_type="decision",
+                                 metadata={"kind": "decision", "project": project_of(store)})
+    capture(tmp_path, store, project, [
+        ("s2", 2, [User("The load test passed: raise the ceiling to 8."),
+                   Assistant("Raised.", [Edit("charts/api/values.yaml", "maxReplicas: 5", "maxReplicas: 8")])])])
+    (memory,) = change_memories(store)
+    base = {"session_id": "s3", "transcript_path": str(tmp_path / "s3.jsonl"), "cwd": str(project)}
+    (start,) = fire("SessionStart", dict(base, source="startup"))
+    lately = start.context.split("Values changed lately", 1)[1].split("\n- ", 1)[1].split("\n", 1)[0]
+    assert memory.id in lately and "autoscaling.maxReplicas = 8 (was 5)" in lately
+    (prompt,) = fire("UserPromptSubmit", dict(base, prompt="How many replicas can the api autoscale to?"))
+    lines = prompt.context.splitlines()
+    assert any(memory.id[-8:] in line and "maxReplicas = 8" in line for line in lines), prompt.context
+    stale = [line for line in lines if "maxReplicas: 5" in line]
+    assert stale and all("replaced" in line for line in stale), prompt.context
+    assert store.get_chunk(decided.id).links["superseded_by"] == [memory.id]
