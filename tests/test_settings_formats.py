@@ -105,9 +105,9 @@ def test_a_helm_template_is_not_read_as_its_values():
 # ---------------------------------------------------------------------------------------------------- JSON
 APP_JSON = """{
   "expo": {
-    "name": "hearth",
+    "name": "shop",
     "version": "1.2.0",
-    "ios": {"bundleIdentifier": "app.hearth", "buildNumber": "14"},
+    "ios": {"bundleIdentifier": "app.shop", "buildNumber": "14"},
     "plugins": [
       "expo-router",
       ["expo-build-properties", {"ios": {"deploymentTarget": "15.1"}}]
@@ -118,7 +118,7 @@ APP_JSON = """{
 
 def test_json_app_config_with_named_plugin_options():
     assert settings("app.json", APP_JSON) == {
-        "expo.name": "hearth", "expo.version": "1.2.0", "expo.ios.bundleIdentifier": "app.hearth",
+        "expo.name": "shop", "expo.version": "1.2.0", "expo.ios.bundleIdentifier": "app.shop",
         "expo.ios.buildNumber": "14", "expo.plugins.expo-build-properties.ios.deploymentTarget": "15.1"}
 
 
@@ -193,8 +193,8 @@ def test_version_files(name, text, expected):
     ("go.mod", "module x\n\ngo 1.22\n\nrequire (\n\tgithub.com/go-chi/chi/v5 v5.0.12\n)\n",
      {"go": "1.22", "require github.com/go-chi/chi/v5": "v5.0.12"}),
     ("mix.exs",
-     'def project do\n  [app: :hearth, elixir: "~> 1.15"]\nend\ndefp deps do\n  [{:phoenix, "~> 1.7.10"}]\nend\n',
-     {"elixir": "~> 1.15", "app": "hearth", "deps.phoenix": "~> 1.7.10"}),
+     'def project do\n  [app: :shop, elixir: "~> 1.15"]\nend\ndefp deps do\n  [{:phoenix, "~> 1.7.10"}]\nend\n',
+     {"elixir": "~> 1.15", "app": "shop", "deps.phoenix": "~> 1.7.10"}),
     ("build.gradle.kts", 'plugins {\n  id("org.springframework.boot") version "3.2.1"\n}\nkotlin { jvmToolchain(17) }\n'
                          'dependencies {\n  implementation("org.postgresql:postgresql:42.7.1")\n}\n',
      {"plugin org.springframework.boot": "3.2.1", "implementation org.postgresql:postgresql": "42.7.1"}),
@@ -295,10 +295,10 @@ def test_tfvars_set_variables():
 
 # ---------------------------------------------------------------------------------------------------- Elixir
 def test_elixir_config_keywords_over_lines():
-    text = ('import Config\n\nconfig :hearth, Hearth.Repo,\n  username: "postgres",\n  pool_size: 10,\n'
+    text = ('import Config\n\nconfig :shop, Shop.Repo,\n  username: "postgres",\n  pool_size: 10,\n'
             '  url: System.get_env("DATABASE_URL")\n\nconfig :logger, level: :info\n# config :x, y: 1\n')
     assert settings("config/prod.exs", text) == {
-        "config :hearth, Hearth.Repo, username": "postgres", "config :hearth, Hearth.Repo, pool_size": "10",
+        "config :shop, Shop.Repo, username": "postgres", "config :shop, Shop.Repo, pool_size": "10",
         "config :logger, level": ":info"}
     assert settings("config/prod.exs", "  pool_size: 20,\n") == {"pool_size": "20"}
 

@@ -128,7 +128,7 @@ def test_kubernetes_cronjob_schedule(tmp_path, store, project):
 
 
 def test_json_fragment_key_is_completed_from_the_file_known_before(tmp_path, store, project):
-    app = ('{\n  "expo": {\n    "name": "hearth",\n    "plugins": [\n      ["expo-build-properties", {\n'
+    app = ('{\n  "expo": {\n    "name": "shop",\n    "plugins": [\n      ["expo-build-properties", {\n'
            '        "ios": {\n          "deploymentTarget": "15.1"\n        }\n      }]\n    ]\n  }\n}\n')
     assert set_then_changed(tmp_path, store, project, "app.json", app,
                             [('"deploymentTarget": "15.1"', '"deploymentTarget": "16.0"')], shared=False) == [
@@ -235,10 +235,10 @@ def test_terraform_attribute(tmp_path, store, project):
 
 
 def test_elixir_config_fragment(tmp_path, store, project):
-    config = 'import Config\n\nconfig :hearth, Hearth.Repo,\n  username: "postgres",\n  pool_size: 10\n'
+    config = 'import Config\n\nconfig :shop, Shop.Repo,\n  username: "postgres",\n  pool_size: 10\n'
     assert set_then_changed(tmp_path, store, project, "config/prod.exs", config,
                             [("  pool_size: 10", "  pool_size: 20")], shared=False) == [
-        "config :hearth, Hearth.Repo, pool_size = 20 (was 10) in config/prod.exs"]
+        "config :shop, Shop.Repo, pool_size = 20 (was 10) in config/prod.exs"]
 
 
 def test_generic_config_lines(tmp_path, store, project):

@@ -31,7 +31,7 @@ def _same_kind(old: str, new: str) -> bool:
 def _stating(content: str, values) -> str:
     """The sentences of `content` that state one of `values`, in order: those naming a setting with its value
     ("maxReplicas: 8", often only in the edit its tool summary names) if any, else any of them, else a setting's
-    value alone ("the topic is pinecone.reminders.v1"). When none does ("Set." over an edit), the first sentence
+    value alone ("the topic is clinic.reminders.v1"). When none does ("Set." over an edit), the first sentence
     and the first later one holding a number of the new values (the edit's "LOOKBACK_DAYS = 14" for 14 days)."""
     parts = sentences(content)
     named = [value for value in values if " = " in value]

@@ -2,16 +2,11 @@
 
 A session is a list of turns: `User("text")`, `Assistant("text", tools=[...])` with tool calls `Bash(command,
 output, ok)`, `Edit(path, old, new)`, `MultiEdit(path, [(old, new), ...])`, `Write(path, content)`,
-`NotebookEdit(path, cell_id, source, mode)`, `Read(path, output)`, `Todo([(content, status), ...])`. The writer emits what
-Claude Code 2.1.x writes: user and assistant records chained by `parentUuid`, assistant text and each `tool_use` as
-their own records, each tool result as a user record holding a `tool_result` block (and `toolUseResult`), with
-`sessionId`, `cwd`, `gitBranch`, `version` and timestamps a few seconds apart. Used by tests and by
-bench/coding_memory.py.
-
-File tools answer as Claude Code does: a Read's output numbered line by line (`     1→text`) with
-`toolUseResult.file`; a Write's and an edit's `toolUseResult` carry `originalFile`, the file's text before the
-call when the writer knows it (from a Write, a Read or an edit earlier in `files`, which a caller may keep across
-sessions as the disk would).
+`NotebookEdit(path, cell_id, source, mode)`, `Read(path, output)`, `Todo([(content, status), ...])`. The writer
+emits what Claude Code 2.1.x writes: user and assistant records chained by `parentUuid`, assistant text and each
+`tool_use` as their own records, each tool result as a user record holding a `tool_result` block (and
+`toolUseResult`), with `sessionId`, `cwd`, `gitBranch`, `version` and timestamps a few seconds apart.
+Used by tests and by bench/coding_memory.py.
 """
 import hashlib
 import json
@@ -41,9 +36,13 @@ class Tool:
         self.input, self.output, self.ok = tool_input, output, ok
 
     def outcome(self, files: dict) -> tuple:
-        """(the tool_result's text, the record's toolUseResult), given the files' texts as the disk has them."""
+        """(the tool_result's text, the record's toolUseResult) as Claude Code gives them, given `files`: the
+        project's file texts as the tools left them, which a Write, a Read or an edit updates. A Write's and an
+        edit's toolUseResult carry `originalFile` when the text before the call is known."""
         if not self.ok:
             return self.output, f"Error: {self.output}"
+        if "old_string" in self.input or "edits" in self.input:
+            return _edited(self, files)
         return self.output, {"stdout": self.output, "stderr": "", "interrupted": False}
 
 
@@ -61,29 +60,8 @@ class Edit(Tool):
         super().__init__({"file_path": path, "old_string": old, "new_string": new},
                          f"The file {path} has been updated.")
 
-    def replacements(self) -> list:
-        return [(self.input["old_string"], self.input["new_string"])]
 
-    def outcome(self, files: dict) -> tuple:
-        if not self.ok:
-            return super().outcome(files)
-        path, before = self.input["file_path"], files.get(self.input["file_path"])
-        after = before
-        for old, new in self.replacements():
-            after = after.replace(old, new, 1) if after is not None and old in after else None
-        if after is None:
-            files.pop(path, None)
-        else:
-            files[path] = after
-        details = {"filePath": path, "originalFile": before, "structuredPatch": [], "userModified": False}
-        if "edits" in self.input:
-            details["edits"] = self.input["edits"]
-        else:
-            details.update(oldString=self.input["old_string"], newString=self.input["new_string"], replaceAll=False)
-        return self.output, details
-
-
-class MultiEdit(Edit):
+class MultiEdit(Tool):
     """Several replacements in one file, applied in order (Claude Code's MultiEdit input: file_path, edits)."""
 
     name = "MultiEdit"
@@ -92,11 +70,8 @@ class MultiEdit(Edit):
         pairs = list(edits)
         replaced = "".join(f'\n{n}. Replaced "{old[:50]}" with "{new[:50]}"' for n, (old, new) in enumerate(pairs, 1))
         edits = [{"old_string": old, "new_string": new} for old, new in pairs]
-        Tool.__init__(self, {"file_path": path, "edits": edits},
-                      f"Applied {len(edits)} edit{'s' if len(edits) != 1 else ''} to {path}:{replaced}")
-
-    def replacements(self) -> list:
-        return [(edit["old_string"], edit["new_string"]) for edit in self.input["edits"]]
+        super().__init__({"file_path": path, "edits": edits},
+                         f"Applied {len(edits)} edit{'s' if len(edits) != 1 else ''} to {path}:{replaced}")
 
 
 class NotebookEdit(Tool):
@@ -128,14 +103,13 @@ class Write(Tool):
 
 
 class Read(Tool):
-    """A file read whole; `output` is the file's text (written here numbered, as Claude Code shows it)."""
-
     name = "Read"
 
     def __init__(self, path: str, output: str = ""):
         super().__init__({"file_path": path}, output)
 
     def outcome(self, files: dict) -> tuple:
+        """`output` is the file's text; Claude Code shows it numbered line by line (`     1→text`)."""
         path, text = self.input["file_path"], self.output
         lines = text.splitlines()
         files[path] = text
@@ -155,7 +129,8 @@ class Todo(Tool):
 def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_seconds: int = 20,
                   files: dict | None = None) -> Path:
     """Write one session's transcript to `path` (Claude Code's JSONL shape); returns the path. `files`: the
-    project's file texts as the tools left them (kept across a history's sessions by a caller that passes it)."""
+    project's file texts as the tools left them (Tool.outcome), kept across a history's sessions by a caller that
+    passes the same dict, as the disk would keep them."""
     path = Path(path)
     files = {} if files is None else files
     records, parent, clock = [], None, start.astimezone(timezone.utc)
@@ -196,3 +171,24 @@ def _assistant(content: list, stop_reason) -> dict:
             "model": MODEL, "content": content, "stop_reason": stop_reason, "stop_sequence": None,
             "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 8000,
                       "output_tokens": 150, "service_tier": "standard"}}
+
+
+def _edited(tool, files: dict) -> tuple:
+    """An Edit's or MultiEdit's outcome: the file's text after its replacements, in order, when the text before is
+    known and each applies (else no longer known)."""
+    path, before = tool.input["file_path"], files.get(tool.input["file_path"])
+    edits = tool.input.get("edits") or [tool.input]
+    after = before
+    for edit in edits:
+        old, new = edit["old_string"], edit["new_string"]
+        after = after.replace(old, new, 1) if after is not None and old in after else None
+    if after is None:
+        files.pop(path, None)
+    else:
+        files[path] = after
+    details = {"filePath": path, "originalFile": before, "structuredPatch": [], "userModified": False}
+    if "edits" in tool.input:
+        details["edits"] = tool.input["edits"]
+    else:
+        details.update(oldString=tool.input["old_string"], newString=tool.input["new_string"], replaceAll=False)
+    return tool.output, details

@@ -1,7 +1,7 @@
 """Elixir configuration (config/config.exs, dev.exs, prod.exs, runtime.exs): `config :app, Module, key: value`.
 
-A keyword's key names the application, the module when there is one, and the keyword: `config :hearth,
-Hearth.Repo, pool_size: 10` is `config :hearth, Hearth.Repo, pool_size`; `config :logger, level: :info` is
+A keyword's key names the application, the module when there is one, and the keyword: `config :shop,
+Shop.Repo, pool_size: 10` is `config :shop, Shop.Repo, pool_size`; `config :logger, level: :info` is
 `config :logger, level`. The keywords may run over the lines after the `config` line, indented (an Edit's fragment
 may hold such lines alone: their keys are the bare keywords). Literal values
 only (strings, numbers, atoms, booleans): a value read from the environment is known at run time, not here.

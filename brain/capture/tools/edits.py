@@ -42,7 +42,7 @@ _LITERAL = re.compile(r"\"([^\"\s]{4,100})\"|'([^'\s]{4,100})'")
 
 def _renamed_literal(old: str, new: str) -> list:
     """An edit that changes nothing but one quoted name into another (`Publish(ctx, "locker.door.opened", ...)`
-    into `Publish(ctx, "kestrel.v1.door.opened", ...)`): the pair, when both are specific enough to be found again
+    into `Publish(ctx, "lockers.v1.door.opened", ...)`): the pair, when both are specific enough to be found again
     (a dot, slash or colon in them, or a dash or underscore in ten characters or more: not "info" or "user_1")."""
     before = [a or b for a, b in _LITERAL.findall(old)]
     after = [a or b for a, b in _LITERAL.findall(new)]

@@ -34,7 +34,7 @@ def _specific_word(value: str) -> bool:
 def config_changes(file_path: str, old: str, new: str) -> list:
     """("name = old value", "name = new value") for each setting an edit of a configuration file changed from one
     switch or name to another (`waitlist-enabled: false` into `true`, a topic renamed; a name's pair also bare:
-    ("appointment-reminders", "pinecone.reminders.v1")); numbers are edit_changes'."""
+    ("appointment-reminders", "clinic.reminders.v1")); numbers are edit_changes'."""
     if not file_path or not file_path.lower().endswith(_CONFIG_SUFFIXES) and \
             not file_path.replace("\\", "/").rsplit("/", 1)[-1].startswith(".env"):  # .env, .env.production
         return []
