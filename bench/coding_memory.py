@@ -64,8 +64,10 @@ def holds(context: str, value: str) -> bool:
 
 def says_replaced(line: str, value: str) -> bool:
     """Whether the line itself says `value` was replaced: "replace zap with slog", "from `30 2 * * *` to ...",
-    "instead of 8087", "drop Celery", "8087 -> 8090"."""
+    "instead of 8087", "drop Celery", "8087 -> 8090", "maxReplicas = 8 (was 5)"."""
     v = re.escape(flat(value))
+    if any(flat(value) in was for was in re.findall(r"\(was ([^()]*)\)", flat(line))):
+        return True
     return re.search(rf"(?:replac\w*|instead of|from|drop\w*|switch\w* from|ditch\w*)\s+[`'\"]?{v}|{v}[`'\"]?\s*"
                      rf"(?:->|→)", flat(line)) is not None
 
@@ -210,12 +212,12 @@ def run_history(ref, *, show: bool = False, keep: Path | None = None, bulk: int 
         now = datetime.now(timezone.utc).replace(second=0, microsecond=0)
         if bulk and not bulk_after:  # a long-time user's store: the year of other work was there first
             add_bulk(memory, bulk, project_of(project, env))
-        nonzero = 0
+        nonzero, files = 0, {}  # the project's files as the tools left them, across sessions (as on disk)
         for sid, days_ago, turns in history.sessions:
             path = transcripts / f"{sid}.jsonl"
             base = {"session_id": sid, "transcript_path": str(path), "cwd": str(project)}
             nonzero += sum(r.returncode != 0 for r in fire("SessionStart", dict(base, source="startup"), env=env))
-            write_session(path, sid, project, now - timedelta(days=days_ago), turns)
+            write_session(path, sid, project, now - timedelta(days=days_ago), turns, files=files)
             nonzero += sum(r.returncode != 0 for r in fire("Stop", dict(base, stop_hook_active=False), env=env))
             nonzero += sum(r.returncode != 0 for r in fire("SessionEnd", dict(base, reason="prompt_input_exit"),
                                                            env=env))

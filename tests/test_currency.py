@@ -9,16 +9,13 @@ from brain.capture.alternatives import job_of, same_job
 from brain.capture.transcript import ToolUse, Turn
 from brain.capture.currency import (
     _asked_values,
-    argument_changes,
     session_changes,
-    _edited_number,
     _stated_changes,
-    command_changes,
-    config_changes,
-    edit_changes,
-    flag_changes,
-    manifest_changes,
 )
+from brain.capture.tools.commands import command_changes
+from brain.capture.tools.edits import edit_changes, edited_number as _edited_number
+from brain.capture.tools.options import argument_changes, config_changes, flag_changes
+from brain.capture.tools.packages import manifest_changes
 from brain.util.text import holds_value
 from brain.util import values as values_mod
 from brain.util.values import coarse_kinds, value_kinds

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_TRANSCRIPTS
 
-from brain.capture.transcript import clean_text, parse_transcript
+from brain.capture.transcript import MAX_FILE_TEXT, clean_text, parse_transcript, read_output_text
 from brain.util.timestamps import normalize_timestamp, timestamp_or_none
 
 SHARED = SHARED_TRANSCRIPTS
@@ -316,3 +316,80 @@ def test_an_edit_adding_a_few_short_lines_names_them_in_its_summary():
     many = "\n".join(f"setting_{i:02d} = computed_value" for i in range(120))  # cut at _EDIT_MAX: not the edit's
     changed_first = "setting_00 = 7\n" + many.split("\n", 1)[1]
     assert summary("Edit", {"file_path": "a.py", "old_string": many, "new_string": changed_first}) == "Edit: a.py"
+
+
+# ---------------------------------------------------------------------------------------------------- file texts
+def _tool_call(name, tool_input, uuid):
+    return assistant([{"type": "tool_use", "id": f"toolu_{uuid}", "name": name, "input": tool_input}], uuid)
+
+
+def _tool_result(uuid, content, details=None, is_error=False):
+    record = user([{"type": "tool_result", "tool_use_id": f"toolu_{uuid}", "content": content,
+                    **({"is_error": True} if is_error else {})}], f"r{uuid}")
+    if details is not None:
+        record["toolUseResult"] = details
+    return record
+
+
+def _uses(tmp_path, records):
+    path = write_jsonl(tmp_path / "t.jsonl", [user("go", "u0")] + records)
+    return [use for turn in parse_transcript(path).turns for use in turn.tool_uses]
+
+
+def test_a_read_of_a_configuration_file_shows_its_text_without_line_numbers(tmp_path):
+    numbered = ("     1\u2192replicaCount: 2\n     2\u2192image:\n     3\u2192  tag: \"1.4.2\"\n\n"
+                "<system-reminder>x</system-reminder>")
+    tabbed = "     1\treplicaCount: 3\n     2\timage: x\n"
+    uses = _uses(tmp_path, [_tool_call("Read", {"file_path": "/p/values.yaml"}, "a1"), _tool_result("a1", numbered),
+                            _tool_call("Read", {"file_path": "/p/v2.yaml"}, "a2"), _tool_result("a2", tabbed)])
+    assert uses[0].content == 'replicaCount: 2\nimage:\n  tag: "1.4.2"\n'
+    assert uses[1].content == "replicaCount: 3\nimage: x\n"
+
+
+def test_claude_codes_tool_results_give_the_whole_file_and_the_text_before(tmp_path):
+    uses = _uses(tmp_path, [
+        _tool_call("Read", {"file_path": "/p/.env"}, "a1"),
+        _tool_result("a1", "     1\u2192PORT=1", {"type": "text", "file": {
+            "filePath": "/p/.env", "content": "PORT=8080\n", "numLines": 1, "startLine": 1, "totalLines": 1}}),
+        _tool_call("Edit", {"file_path": "/p/.env", "old_string": "PORT=8080", "new_string": "PORT=8090"}, "a2"),
+        _tool_result("a2", "The file /p/.env has been updated.", {"filePath": "/p/.env", "originalFile": "PORT=8080\n",
+                                                                  "structuredPatch": []}),
+        _tool_call("MultiEdit", {"file_path": "/p/app.json", "edits": [{"old_string": "a", "new_string": "b"},
+                                                                       {"old_string": "c", "new_string": "d",
+                                                                        "replace_all": True}]}, "a3"),
+        _tool_result("a3", "Applied 2 edits"),
+        _tool_call("Write", {"file_path": "/p/Dockerfile", "content": "FROM node:22\n"}, "a4"),
+        _tool_result("a4", "The file /p/Dockerfile has been updated successfully.",
+                     {"type": "update", "filePath": "/p/Dockerfile", "content": "FROM node:22\n",
+                      "originalFile": "FROM node:20\n"}),
+        _tool_call("NotebookEdit", {"notebook_path": "/p/train.ipynb", "cell_id": "c1", "new_source": "LR = 1e-4",
+                                    "cell_type": "code", "edit_mode": "replace"}, "a5"),
+        _tool_result("a5", "Updated cell c1"),
+    ])
+    read, edit, multi, write, notebook = uses
+    assert read.content == "PORT=8080\n" and edit.original == "PORT=8080\n"
+    assert edit.edits == (("PORT=8080", "PORT=8090", False),)
+    assert multi.edits == (("a", "b", False), ("c", "d", True))
+    assert write.content == "FROM node:22\n" and write.original == "FROM node:20\n"
+    assert notebook.cell == ("c1", "LR = 1e-4", "replace")
+
+
+def test_what_is_no_whole_configuration_file_is_not_kept(tmp_path):
+    big = "x" * (MAX_FILE_TEXT + 1)
+    uses = _uses(tmp_path, [
+        _tool_call("Read", {"file_path": "/p/values.yaml", "offset": 10, "limit": 5}, "a1"),
+        _tool_result("a1", "    10\u2192a: 1"),
+        _tool_call("Read", {"file_path": "/p/README.md"}, "a2"), _tool_result("a2", "     1\u2192PORT = 1"),
+        _tool_call("Write", {"file_path": "/p/big.yaml", "content": big}, "a3"), _tool_result("a3", "ok"),
+        _tool_call("Read", {"file_path": "/p/gone.yaml"}, "a4"), _tool_result("a4", "File does not exist.", None, True),
+        _tool_call("Read", {"file_path": "/p/odd.yaml"}, "a5"),
+        _tool_result("a5", "     2\u2192a: 1\n     3\u2192b: 2"),
+    ])
+    assert [use.content for use in uses] == [None, None, None, None, None]
+    assert uses[2].edit is None and uses[1].edits == ()
+
+
+def test_read_output_text():
+    assert read_output_text("     1\u2192a\n     2\u2192b") == "a\nb\n"
+    assert read_output_text("a\nb") is None
+    assert read_output_text("") is None

@@ -118,7 +118,7 @@ _REQUEST_WORDS = frozenset("move make change set switch bump upgrade downgrade r
 
 
 def _edited_pairs(reply) -> list:
-    from brain.capture.currency import edit_changes  # capture only: the store lookups it brings are not needed above
+    from brain.capture.tools.edits import edit_changes  # capture only: not needed by the hook that reads turns
 
     return [pair for use in reply.tool_uses if use.name in EDIT_TOOLS and use.edit and use.ok is not False
             for pair in edit_changes(*use.edit)]

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from brain.capture.candidates import MemoryCandidate, slug_filename
 from brain.capture.causal import link_causes
-from brain.capture.currency import TOOLS_LINE, resolve_open_changes, session_changes, supersede_stale
+from brain.capture.currency import TOOLS_LINE, Change, resolve_open_changes, session_changes, supersede_stale
 from brain.capture.extract import extract_memories
 from brain.capture.layers import session_layers
 from brain.capture.novelty import Recalled, restated
@@ -28,6 +28,9 @@ from brain.capture.queue import INGEST_LOCK, captured_offset, end_session, pendi
 from brain.capture.rules.tool_events import runs_tests, tests_passed
 from brain.capture.scopes import PROJECT
 from brain.capture.session_record import session_record
+from brain.capture.tools.latest import load_known, settle
+from brain.capture.tools.observe import observe_session
+from brain.capture.tools.records import earlier_change_memories, memorable, memory_text, value_pairs
 from brain.capture.transcript import parse_transcript, start_cwd
 from brain.context.project import ProjectInfo, memory_disabled, project_id
 from brain.index.search_index import connect
@@ -36,7 +39,7 @@ from brain.safety.redact import redact_value
 from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
-from brain.store.lifecycle import find_duplicate, own_store_beside, reinforce, retract
+from brain.store.lifecycle import find_duplicate, own_store_beside, reinforce, retract, supersede
 from brain.util.errors import RlmMemError, StoreBusy, StoreUnwritable
 from brain.util.files import append_line, ensure_dir, owner_lock, read_json, try_acquire
 from brain.util.text import sentences
@@ -46,6 +49,7 @@ FAILURES_LOG = "capture-failures.log"  # in state/: one line per queued transcri
 TURN_CONFIDENCE = 0.7
 SESSION_CONFIDENCE = 0.8
 MAX_TOOL_SUMMARIES = 8
+CHANGE_CONFIDENCE = 0.9  # a value a tool call changed: what the transcript shows, not what was said about it
 
 
 # ---------------------------------------------------------------- turning a transcript into chunk specs
@@ -226,10 +230,14 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     report.turns, report.memories = len(turns), len(memories)
     try:
         fresh = _keep_apart(store, _new_memories(store, memories, project.id, sid), sid)
-        changes = resolve_open_changes(store.root, project.id,
-                                       session_changes([t for t in parsed.turns if not t.abandoned]))
-        _record_changes(turns, changes, sid)
-        specs, record_id = turns + fresh, None
+        live = [t for t in parsed.turns if not t.abandoned]
+        changes = resolve_open_changes(store.root, project.id, session_changes(live))
+        kept, setting_changes = _tool_settings(store.root, project, live)
+        _record_settings(turns, kept, sid)
+        changed = _change_specs(memorable(setting_changes), live, sid, project, transcript_path, fallback_time)
+        pairs = [Change(old, new, c.turn.timestamp, c.turn) for c in setting_changes for old, new in value_pairs(c)]
+        _record_changes(turns, changes + pairs, sid)
+        specs, record_id = turns + fresh + [spec for _, spec in changed], None
         if final:
             full = parsed if start == 0 else parse_transcript(transcript_path)
             whole = full.turns
@@ -245,6 +253,7 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
                     specs.append(record_spec)
         added = []
         stored = store.create_many(specs, reason=f"captured from session {sid}", bulk=True, added=added)
+        _supersede_by_change_memories(store, project.id, changed, stored)
         replaced = _supersede_changed_values(store, project.id, changes, stored, sid)
         try:  # causal links between what is stored now: a failure here must never lose the capture
             link_causes(store, whole if final else parsed.turns, specs, stored, sid=sid, fallback_time=fallback_time,
@@ -310,15 +319,80 @@ def _retract_rewound(store, sid: str, uuids) -> None:
             retract(store, chunk.id, reason="the conversation was rewound past it")
 
 
+def _turn_key(sid: str, turn) -> str:
+    """The key of a turn's first chunk (turn_specs): its id derives from it."""
+    return f"turn:{sid}:{turn.uuid or f'offset-{turn.offset}'}:1"
+
+
+def _tool_settings(root, project, turns) -> tuple:
+    """(the settings to keep on each turn, the changes) the session's tool calls made (capture/tools)."""
+    observations = observe_session(turns, project.root)
+    return settle(observations, load_known(root, project.id, observations))
+
+
+def _record_settings(specs, kept, sid: str) -> None:
+    """What each turn's tool calls set or showed that was news is kept on its chunk (metadata.extra.settings):
+    search.db derives the latest value of each key from it for later sessions' capture."""
+    by_key = {spec["key"]: spec for spec in specs}
+    for turn, settings in kept:
+        spec = by_key.get(_turn_key(sid, turn))
+        if spec is not None:
+            extra = spec["metadata"].setdefault("extra", {})
+            extra.setdefault("settings", []).extend({"path": path, "key": key, "value": value}
+                                                    for path, key, value in settings)
+
+
+def _change_specs(changes, turns, sid, project, transcript_path, fallback_time) -> list:
+    """(change, create_many spec) of a typed memory for each change the tools made: "KEY = NEW (was OLD) in
+    PATH", derived from the turn that made it (capture/tools/records)."""
+    out = []
+    for change in changes:
+        created = change.turn.timestamp or fallback_time
+        turn_id = new_chunk_id(normalize_timestamp(created), _turn_key(sid, change.turn))
+        ref = change.turn.uuid or f"offset-{change.turn.offset}"
+        md = {"kind": "change", "category": "present", "project": project.id, "project_name": project.name,
+              "provenance": {"kind": "event", "ref": f"{sid}/{ref}", "file": str(transcript_path)}}
+        out.append((change, {"content": memory_text(change, turns), "chunk_type": "fact", "conversation_id": sid,
+                             "confidence": CHANGE_CONFIDENCE, "tags": ["change"], "created": created,
+                             "metadata": md, "links": {"derived_from": [turn_id]},
+                             "key": f"change:{sid}:{ref}:{change.path}:{change.key}"}))
+    return out
+
+
+def _supersede_by_change_memories(store, project_id: str, changed, stored) -> None:
+    """Each change memory supersedes the project's earlier ones stating its key (exactly: the same key, set in
+    the same file or its family) and the older typed memories stating a value it replaced."""
+    if not changed:
+        return
+    by_key = {(c.metadata.get("provenance") or {}).get("hash"): c.id for c in stored}
+    memory_of = {id(change): by_key.get(key_hash(spec["key"])) for change, spec in changed}
+    conn = connect(store.root, readonly=True)
+    try:
+        for change, spec in changed:
+            new_id, when = memory_of[id(change)], normalize_timestamp(spec["created"])
+            for old_id in earlier_change_memories(conn, project_id, change, when, new_id) if new_id else ():
+                note = f"replaced {when[:10]}: {change.key} = {change.old} -> {change.new}"
+                supersede(store, old_id, new_id, reason=f"{change.key} changed to {change.new}", note=note, when=when)
+    finally:
+        if conn is not None:
+            conn.close()
+    pairs = [(Change(old, new, spec["created"], change.turn), memory_of[id(change)])
+             for change, spec in changed for old, new in value_pairs(change)]
+    memory_for = {id(pair): memory for pair, memory in pairs}
+    supersede_stale(store, project_id, [pair for pair, _ in pairs], lambda pair: memory_for.get(id(pair)),
+                    spare=("change",))
+
+
 def _record_changes(specs, changes, sid: str) -> None:
     """Each value change is kept on the chunk of the turn that made it (metadata.extra.changes): the search index
     derives from it which older memories state a replaced value."""
     by_key = {spec["key"]: spec for spec in specs}
     for change in changes:
-        spec = by_key.get(f"turn:{sid}:{change.turn.uuid or f'offset-{change.turn.offset}'}:1")
+        spec = by_key.get(_turn_key(sid, change.turn))
         if spec is not None:
-            extra = spec["metadata"].setdefault("extra", {})
-            extra.setdefault("changes", []).append({"old": change.old, "new": change.new})
+            recorded = spec["metadata"].setdefault("extra", {}).setdefault("changes", [])
+            if {"old": change.old, "new": change.new} not in recorded:  # two rules can find one pair
+                recorded.append({"old": change.old, "new": change.new})
 
 
 def _supersede_changed_values(store, project_id: str, changes, stored, sid: str) -> list:
@@ -328,8 +402,8 @@ def _supersede_changed_values(store, project_id: str, changes, stored, sid: str)
         return []
     by_key = {(c.metadata.get("provenance") or {}).get("hash"): c.id for c in stored}
 
-    def chunk_of_turn(turn):  # the turn's first chunk (ids derive from keys: see turn_specs)
-        return by_key.get(key_hash(f"turn:{sid}:{turn.uuid or f'offset-{turn.offset}'}:1"))
+    def chunk_of_turn(change):  # the turn's first chunk (ids derive from keys: see turn_specs)
+        return by_key.get(key_hash(_turn_key(sid, change.turn)))
 
     return supersede_stale(store, project_id, changes, chunk_of_turn)
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from brain.capture.settings.formats import format_of
 from brain.util.files import open_regular
 from brain.util.text import clip
 from brain.util.timestamps import timestamp_or_none
@@ -36,6 +37,10 @@ _EDIT_GIST_MAX = 160
 _SKIPPED_TYPES = frozenset({"attachment", "progress", "file-history-snapshot", "summary", "system"})
 _FENCE_MARK = "<rlm-mem-context"
 MAX_READ = 256 * 1024 * 1024  # bytes one parse reads at most; the next one continues from its end_offset
+# A configuration file's text kept from a tool call (a Write, a Read's output, an edit's old and new text), so
+# that capture can read the settings it sets; a longer one is data, not configuration, and is not kept.
+MAX_FILE_TEXT = 64 * 1024
+_SHOWS_FILES = frozenset({"Read", "Write", "Edit", "MultiEdit"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,12 @@ class ToolUse:
     ok: bool | None = None  # None: no tool_result seen in the parsed range
     result: str = ""  # shortened result text (head and tail); kept for heuristics, never stored as memory
     edit: tuple[str, str] | None = None  # (old text, new text) of an Edit/MultiEdit: what the change replaced
+    # Of a configuration file (settings/formats.format_of), what the call shows of it, each at most MAX_FILE_TEXT:
+    edits: tuple = ()  # an Edit's or MultiEdit's replacements, in order: (old, new, replace_all)
+    content: str | None = None  # the whole file after the call: a Write's content, a whole-file Read's output
+    original: str | None = None  # the whole file before an Edit or Write (Claude Code's toolUseResult.originalFile)
+    cell: tuple | None = None  # NotebookEdit: (cell id, new source, edit mode)
+    shows_file: bool = False  # a call on a configuration file whose result shows its text (a whole-file Read...)
 
 
 @dataclass(frozen=True)
@@ -293,6 +304,8 @@ def _tool_use(block: dict) -> ToolUse:
         detail = next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip()), "")
     summary = clip(f"{name}: {detail}" if detail else name, _SUMMARY_MAX)
     edit = _edit_texts(name, tool_input)
+    configured = name in _SHOWS_FILES and format_of(file_path) is not None
+    whole = name != "Read" or not (tool_input.get("offset") or tool_input.get("limit"))  # a part read is no file
     written = tool_input.get("content") if name == "Write" else None
     # a small file written whole: its lines (a large one is not read past _EDIT_MAX)
     gist = _edit_gist(("", written[:_EDIT_MAX]) if isinstance(written, str) else edit)
@@ -306,7 +319,57 @@ def _tool_use(block: dict) -> ToolUse:
         command=command,
         todos=todos,
         edit=edit,
+        edits=_replacements(name, tool_input) if configured else (),
+        content=_bounded(written) if configured else None,
+        cell=_cell(tool_input) if name == "NotebookEdit" else None,
+        shows_file=configured and whole,
     )
+
+
+def _bounded(text):
+    return text if isinstance(text, str) and len(text) <= MAX_FILE_TEXT else None
+
+
+def _replacements(name: str, tool_input: dict) -> tuple:
+    """(old, new, replace_all) of each replacement an Edit or MultiEdit makes, in order; () when one is too long
+    to keep (then none can be applied to a known text in order)."""
+    edits = tool_input.get("edits") if name == "MultiEdit" else [tool_input] if name == "Edit" else None
+    out = []
+    for edit in edits if isinstance(edits, list) else ():
+        if not isinstance(edit, dict):
+            return ()
+        old, new = _bounded(edit.get("old_string")), _bounded(edit.get("new_string"))
+        if old is None or new is None:
+            return ()
+        out.append((old, new, edit.get("replace_all") is True))
+    return tuple(out)
+
+
+def _cell(tool_input: dict):
+    source, cell_id = tool_input.get("new_source"), tool_input.get("cell_id")
+    if not isinstance(source, str) or len(source) > MAX_FILE_TEXT:
+        return None
+    return (cell_id if isinstance(cell_id, str) else "", source, _str(tool_input.get("edit_mode")) or "replace")
+
+
+# A Read's output: each line numbered as `cat -n` does (older Claude Code: "     1→text"; newer: "     1\ttext").
+_NUMBERED_LINE = re.compile(r"^ *(\d+)(?:\u2192|\t)(.*)$")
+
+
+def read_output_text(output: str):
+    """The file text a Read's output shows (line numbers taken off, Claude Code's reminder after it dropped), or
+    None when its lines are not numbered from 1 one after another (a partial read, an error, an empty file)."""
+    at = output.find("<system-reminder>")
+    if at >= 0:
+        output = output[:at]
+    lines = output.rstrip("\n").split("\n")
+    text = []
+    for expected, line in enumerate(lines, 1):
+        m = _NUMBERED_LINE.match(line)
+        if not m or int(m.group(1)) != expected:
+            return None
+        text.append(m.group(2))
+    return "\n".join(text) + "\n" if text else None
 
 
 def _edit_gist(edit) -> str:
@@ -441,6 +504,7 @@ def parse_transcript(path, start_offset: int = 0, max_bytes: int | None = None, 
     parsed = ParsedTranscript(turns=[], end_offset=end_offset, errors=oversized)
     pending: list[_Pending] = []
     results: dict[str, tuple[bool, str]] = {}
+    shown: dict = {}  # tool use id -> (its whole output, its toolUseResult): calls on configuration files only
     nodes: dict[str, tuple] = {}  # uuid -> (parent uuid, is a prompt), main chain only, in file order
 
     for offset, line in _iter_lines(data, start):
@@ -456,12 +520,12 @@ def parse_transcript(path, start_offset: int = 0, max_bytes: int | None = None, 
             continue
         try:
             _take_node(record, nodes)
-            _take_record(record, offset, parsed, pending, results)
+            _take_record(record, offset, parsed, pending, results, shown)
         except Exception:  # a record shape nobody anticipated must not stop capture of the rest
             parsed.errors += 1
 
     abandoned = _abandoned(path, start, nodes, known_leaf, parsed)
-    parsed.turns = [_finish(p, results, abandoned) for p in pending]
+    parsed.turns = [_finish(p, results, abandoned, shown) for p in pending]
     return parsed
 
 
@@ -603,7 +667,8 @@ def _fenced_lines(text: str) -> list:
     return out
 
 
-def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: list, results: dict) -> None:
+def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: list, results: dict,
+                 shown: dict) -> None:
     parsed.session_id = parsed.session_id or _str(record.get("sessionId"))
     parsed.cwd = _str(record.get("cwd")) or parsed.cwd
     parsed.git_branch = _str(record.get("gitBranch")) or parsed.git_branch
@@ -634,7 +699,11 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
     for block in tool_results:
         use_id = _str(block.get("tool_use_id"))
         if use_id:
-            results[use_id] = (block.get("is_error") is True, _shorten_result(_result_text(block.get("content"))))
+            text = _result_text(block.get("content"))
+            results[use_id] = (block.get("is_error") is True, _shorten_result(text))
+            if use_id in shown:  # one result a record: its toolUseResult is this call's
+                shown[use_id] = (text[:MAX_FILE_TEXT + 4096], record.get("toolUseResult") if len(tool_results) == 1
+                                 else None)
 
     if kind == "user":
         for raw in texts:  # older Claude Code versions put a hook's context into the prompt itself
@@ -642,6 +711,9 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
                 parsed.recalled.extend(_fenced_lines(raw))
     text = "\n\n".join(t for t in (clean_text(t) for t in texts) if t)
     tool_uses = [_tool_use(b) for b in uses] if kind == "assistant" else []
+    for use in tool_uses:
+        if use.id and use.shows_file:
+            shown[use.id] = ("", None)  # its result is kept when it comes (see _with_file_text)
     if not text and not tool_uses:
         return  # tool output, command noise or an empty record: not anyone's words
     last = pending[-1] if pending else None
@@ -653,23 +725,37 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
     pending.append(_Pending(record, offset, kind, text, tool_uses))
 
 
+def _with_file_text(use: ToolUse, output: str, details) -> ToolUse:
+    """`use` with the configuration file's text its result shows: a whole-file Read's text (Claude Code's
+    toolUseResult.file, else its numbered output), the text before an Edit or a Write over a file
+    (toolUseResult.originalFile)."""
+    details = details if isinstance(details, dict) else {}
+    if use.name == "Read":
+        shown = details.get("file") if isinstance(details.get("file"), dict) else {}
+        whole = shown.get("startLine", 1) == 1 and shown.get("numLines") == shown.get("totalLines")
+        content = _bounded(shown.get("content")) if whole and "content" in shown else None
+        return replace(use, content=content if content is not None else _bounded(read_output_text(output)))
+    return replace(use, original=_bounded(details.get("originalFile")))
+
+
 def _same_thread(first: dict, record: dict) -> bool:
     """Whether two records belong to one reply: same sidechain-ness and the same compaction status."""
     return (first.get("isSidechain") is True) == (record.get("isSidechain") is True) and \
         (first.get("isCompactSummary") is True) == (record.get("isCompactSummary") is True)
 
 
-def _finish(p: _Pending, results: dict, abandoned: set) -> Turn:
+def _finish(p: _Pending, results: dict, abandoned: set, shown: dict) -> Turn:
     uses = []
     errors = []
     for use in p.tool_uses:
         outcome = results.get(use.id) if use.id else None
         if outcome is not None:
             is_error, result = outcome
-            use = ToolUse(use.id, use.name, use.summary, use.file_path, use.command, use.todos,
-                          ok=not is_error, result=result, edit=use.edit)
+            use = replace(use, ok=not is_error, result=result)
             if is_error:
                 errors.append(_error_text(result))
+            elif use.id in shown:
+                use = _with_file_text(use, *shown[use.id])
         uses.append(use)
     record = p.record
     return Turn(

@@ -20,9 +20,9 @@ from brain.util.fasthash import sha1
 from brain.util.files import FILE_MODE, ensure_dir
 
 DB_NAME = "search.db"
-SCHEMA_VERSION = "9"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
+SCHEMA_VERSION = "10"  # 4: when_note/when_spans (relative dates resolved at write time); 5: tags, scope,
 # replaced_at, value_kinds; 6: jmeta (the metadata_index.json entry), updated, arrived, epoch and generation;
-# 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place); 9: parts
+# 7: file_names; 8: the chunk count kept without triggers (7 is brought to 8 in place); 9: parts; 10: settings
 
 TOKENIZER = "porter unicode61"  # recall reads the index's form of a prompt word with the same one
 
@@ -68,6 +68,10 @@ CREATE TABLE IF NOT EXISTS links(src TEXT NOT NULL, type TEXT NOT NULL, dst TEXT
   PRIMARY KEY(src, type, dst)) WITHOUT ROWID;
 -- Value changes a turn made (chunk metadata.extra.changes): older memories holding `old` state a replaced value.
 CREATE TABLE IF NOT EXISTS changes(project TEXT, old TEXT, new TEXT NOT NULL, at TEXT NOT NULL, id TEXT NOT NULL);
+-- Settings a turn's tool calls set or showed (chunk metadata.extra.settings: a file's path, a key, its value; a
+-- command's output has no path): capture asks for the value a key had before a later session changes it.
+CREATE TABLE IF NOT EXISTS settings(project TEXT, path TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+  at TEXT NOT NULL, id TEXT NOT NULL);
 -- Each chunk's tags, exact: auto-linking asks which chunks share a tag (the FTS column stems and splits words).
 -- `created` too, so that ranking the chunks that share a tag reads this table alone.
 CREATE TABLE IF NOT EXISTS tags(tag TEXT NOT NULL, id TEXT NOT NULL, created TEXT NOT NULL DEFAULT '',
@@ -97,6 +101,9 @@ CREATE INDEX IF NOT EXISTS tags_id ON tags(id);
 CREATE INDEX IF NOT EXISTS file_names_id ON file_names(id);
 CREATE INDEX IF NOT EXISTS changes_project ON changes(project, at);
 CREATE INDEX IF NOT EXISTS changes_id ON changes(id);
+CREATE INDEX IF NOT EXISTS settings_key ON settings(project, key);
+CREATE INDEX IF NOT EXISTS settings_path ON settings(project, path);
+CREATE INDEX IF NOT EXISTS settings_id ON settings(id);
 """
 _SCHEMA = _TABLES + _INDEXES
 
@@ -310,6 +317,8 @@ def migrate_if_older(conn: sqlite3.Connection) -> bool:
         return False
     if version == "7":  # the rows are as they should be: changed in place, nothing re-indexed
         _drop_count_triggers(conn)
+        for statement in _statements(_SCHEMA):  # the tables a later layout added (empty: no chunk had them)
+            conn.execute(statement)
         conn.execute("UPDATE meta SET value=? WHERE key='schema'", (SCHEMA_VERSION,))
         return False
     recreate(conn)
@@ -408,6 +417,7 @@ def _delete(conn: sqlite3.Connection, chunk_id: str) -> None:
     conn.execute("DELETE FROM tags WHERE id=?", (chunk_id,))
     conn.execute("DELETE FROM file_names WHERE id=?", (chunk_id,))
     conn.execute("DELETE FROM changes WHERE id=?", (chunk_id,))
+    conn.execute("DELETE FROM settings WHERE id=?", (chunk_id,))
 
 
 _INSERT = f"INSERT INTO chunks({','.join(_COLUMNS)}) VALUES({','.join('?' * len(_COLUMNS))})"
@@ -416,13 +426,17 @@ _ID, _CREATED, _CONTENT, _FILES, _PARTS = (_COLUMNS.index(c) for c in ("id", "cr
 
 def item_of(chunk: dict, path: str, mtime_ns: int = 0) -> tuple:
     """Everything the index keeps of a chunk, as plain tuples (small enough to pass between processes): (row,
-    tags, link triples, value changes)."""
+    tags, link triples, value changes, settings)."""
     md, cid = chunk["metadata"], chunk["id"]
     links = [(cid, t, d) for t, ds in (chunk.get("links") or {}).items() for d in ds or ()]
-    changes = (md.get("extra") or {}).get("changes") if isinstance(md.get("extra"), dict) else None
+    extra = md.get("extra") if isinstance(md.get("extra"), dict) else {}
+    changes, settings = extra.get("changes"), extra.get("settings")
     changes = [(md.get("project"), c.get("old"), c["new"], md["created"], cid) for c in changes
                if isinstance(c, dict) and isinstance(c.get("new"), str)] if isinstance(changes, list) else []
-    return row_of(chunk, path, mtime_ns), tuple(chunk.get("tags") or ()), links, changes
+    settings = [(md.get("project"), s.get("path") or "", s["key"], s["value"], md["created"], cid) for s in settings
+                if isinstance(s, dict) and isinstance(s.get("key"), str) and isinstance(s.get("value"), str)
+                and isinstance(s.get("path") or "", str)] if isinstance(settings, list) else []
+    return row_of(chunk, path, mtime_ns), tuple(chunk.get("tags") or ()), links, changes, settings
 
 
 def insert(conn: sqlite3.Connection, chunk: dict, path: str, mtime_ns: int = 0) -> None:
@@ -447,19 +461,23 @@ def replace_item(conn: sqlite3.Connection, item: tuple) -> None:
 def insert_many(conn: sqlite3.Connection, items: list) -> None:
     """Index chunks not indexed yet (item_of tuples). IntegrityError when an id is there already: for one item
     nothing is written; a rebuild's batch rolls back to its savepoint and uses replace_item."""
-    conn.executemany(_INSERT, [row for row, _, _, _ in items])
+    conn.executemany(_INSERT, [item[0] for item in items])
     first = conn.execute("SELECT last_insert_rowid()").fetchone()[0] - len(items) + 1
     conn.execute("UPDATE counts SET value = value + ? WHERE name = 'chunks'", (len(items),))
     conn.executemany("INSERT INTO fts(rowid, content, tags, parts) VALUES(?, ?, ?, ?)",
-                     [(first + i, row[_CONTENT], " ".join(tags), row[_PARTS])
-                      for i, (row, tags, _, _) in enumerate(items)])
+                     [(first + i, item[0][_CONTENT], " ".join(item[1]), item[0][_PARTS])
+                      for i, item in enumerate(items)])
     conn.executemany("INSERT OR IGNORE INTO links(src, type, dst) VALUES(?, ?, ?)",
-                     [link for _, _, links, _ in items for link in links])
+                     [link for item in items for link in item[2]])
     conn.executemany("INSERT OR IGNORE INTO tags(tag, id, created) VALUES(?, ?, ?)",
-                     [(t, row[_ID], row[_CREATED]) for row, tags, _, _ in items for t in tags])
+                     [(t, item[0][_ID], item[0][_CREATED]) for item in items for t in item[1]])
     conn.executemany("INSERT INTO changes(project, old, new, at, id) VALUES(?, ?, ?, ?, ?)",
-                     [change for _, _, _, changes in items for change in changes])
-    named = [(name, row[_ID]) for row, _, _, _ in items if row[_FILES] for name in file_names(row[_FILES])]
+                     [change for item in items for change in item[3]])
+    settings = [setting for item in items for setting in item[4]]
+    if settings:
+        conn.executemany("INSERT INTO settings(project, path, key, value, at, id) VALUES(?, ?, ?, ?, ?, ?)",
+                         settings)
+    named = [(name, item[0][_ID]) for item in items if item[0][_FILES] for name in file_names(item[0][_FILES])]
     if named:
         conn.executemany("INSERT OR IGNORE INTO file_names(name, id) VALUES(?, ?)", named)
 

@@ -4,8 +4,11 @@ Capture records a change when a later memory replaces a value an earlier one sta
 new, when, the memory that made it). A session starts better knowing the latest of those ("maxReplicas: 8", "the
 CronJob runs at 04:30") than finding them among older statements of the old values. Each change is quoted as the
 sentence of its memory that states the new value (the memory's words, not a claim of ours), with the old value
-and the day. A change a later one replaced again (the same setting, or a later change from the value it set) is
-left out: the later one is shown. Stdlib only: it runs when SessionStart computes a brief.
+and the day. A change a tool call made has a memory of its own, "KEY = NEW (was OLD) in PATH", derived from the
+turn (capture/tools): that memory is quoted, and named, instead of the turn, so that the brief, recall's marks
+and the supersede links all point at the same memory. A change a later one replaced again (the same setting, or a
+later change from the value it set) is left out: the later one is shown. Stdlib only: it runs when SessionStart
+computes a brief.
 """
 from brain.util.text import SWITCHES, clip, holds_value, sentences, words
 
@@ -72,10 +75,31 @@ def current_values(conn, project, allowed, skip_ids=()) -> list:
         if old not in entry["was"]:
             entry["was"].append(old)
     out = []
+    recorded = _change_memories(conn, order[:CURRENT_MAX], allowed)
     for chunk_id in order[:CURRENT_MAX]:
         entry = by_memory[chunk_id]
+        stating = [(mid, content) for mid, content in recorded.get(chunk_id, ())
+                   if any(holds_value(content, value) for value in entry["new"])]
+        if stating:  # the change's own memory says it all: the key, the value, the one it replaced
+            out.append({"id": stating[0][0], "at": entry["at"], "text": clip("; ".join(c for _, c in stating),
+                                                                             LINE_CHARS), "was": [], "now": []})
+            continue
         text = clip(_stating(entry["content"], entry["new"]), LINE_CHARS)
         # "Done." over an edit: the quote does not say the value, so the line gives it
         now = [] if any(holds_value(text, value) for value in entry["new"]) else entry["new"]
         out.append({"id": chunk_id, "at": entry["at"], "text": text, "was": entry["was"], "now": now})
+    return out
+
+
+def _change_memories(conn, turn_ids, allowed) -> dict:
+    """turn id -> [(id, content)] of the active change memories derived from it (capture/tools/records)."""
+    if not turn_ids:
+        return {}
+    marks, kinds = ",".join("?" * len(turn_ids)), ",".join("?" * len(allowed))
+    out = {}
+    for turn_id, chunk_id, content in conn.execute(
+            f"SELECT l.dst, k.id, k.content FROM links l JOIN chunks k ON k.id = l.src WHERE l.type = 'derived_from' "
+            f"AND l.dst IN ({marks}) AND k.kind = 'change' AND k.status = 'active' AND k.sensitivity IN ({kinds}) "
+            "ORDER BY k.rowid", (*turn_ids, *allowed)):
+        out.setdefault(turn_id, []).append((chunk_id, content))
     return out

@@ -151,8 +151,8 @@ def render_memory(rows, project_name: str, total: int | None, changes=()) -> str
         for change in changes:
             was = "; ".join(clip(old, 40) for old in change["was"][:2])
             now = "; ".join(clip(new, 40) for new in change.get("now", ())[:2])
-            lines.append(f"- [{change['at'][:10]} · {change['id']}] {change['text']} "
-                         f"({'now: ' + now + '; ' if now else ''}replaced: {was})")
+            said = f" ({'now: ' + now + '; ' if now else ''}replaced: {was})" if was else ""  # a change memory says
+            lines.append(f"- [{change['at'][:10]} · {change['id']}] {change['text']}{said}")
     if rest:
         lines.append("Index (id · date · type · summary):")
         budget = CONTEXT_BUDGET_CHARS - sum(len(x) for x in lines)
@@ -167,8 +167,8 @@ def render_memory(rows, project_name: str, total: int | None, changes=()) -> str
     return "\n".join(lines)
 
 
-BRIEF_FORMAT = 6  # 2: recall's legend; 3: the last session in full; 4: its open work first; 5: values changed
-# lately; 6: contested memories shown, marked. Older: recomputed
+BRIEF_FORMAT = 7  # 2: recall's legend; 3: the last session in full; 4: its open work first; 5: values changed
+# lately; 6: contested memories shown, marked; 7: values changed quoted from the change memories. Older: recomputed
 BRIEF_MAX_AGE = 6 * 3600  # salience drifts with time: recompute at least this often even when nothing changed
 
 

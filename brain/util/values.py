@@ -59,6 +59,15 @@ _HOST_HINT = re.compile(r"\.(?:dev|io|com|net|org|app|cloud|co|ai|sh|internal|lo
 _DIGIT = re.compile(r"\d")
 
 
+DURATION_KINDS = frozenset("unit:millisecond unit:second unit:minute unit:hour unit:day unit:week unit:month".split())
+
+
+def named(value: str) -> bool:
+    """A name that can stand for a tool or a thing (not a common word): what a replace sentence may change."""
+    value = value.strip(".,;:()`'\"")
+    return 3 <= len(value) <= 40 and value.lower() not in WEAK_SUBJECTS and not value.isdigit()
+
+
 def value_kinds(text: str) -> list:
     """(kind, value) for each specific value written in `text`, in order."""
     out = []

@@ -35,6 +35,16 @@ class Tool:
     def __init__(self, tool_input: dict, output: str = "", ok: bool = True):
         self.input, self.output, self.ok = tool_input, output, ok
 
+    def outcome(self, files: dict) -> tuple:
+        """(the tool_result's text, the record's toolUseResult) as Claude Code gives them, given `files`: the
+        project's file texts as the tools left them, which a Write, a Read or an edit updates. A Write's and an
+        edit's toolUseResult carry `originalFile` when the text before the call is known."""
+        if not self.ok:
+            return self.output, f"Error: {self.output}"
+        if "old_string" in self.input or "edits" in self.input:
+            return _edited(self, files)
+        return self.output, {"stdout": self.output, "stderr": "", "interrupted": False}
+
 
 class Bash(Tool):
     name = "Bash"
@@ -81,12 +91,31 @@ class Write(Tool):
     def __init__(self, path: str, content: str = ""):
         super().__init__({"file_path": path, "content": content}, f"File created successfully at: {path}")
 
+    def outcome(self, files: dict) -> tuple:
+        path, content = self.input["file_path"], self.input["content"]
+        before = files.get(path)
+        files[path] = content
+        if before is None:
+            return self.output, {"type": "create", "filePath": path, "content": content, "structuredPatch": [],
+                                 "originalFile": None}
+        return f"The file {path} has been updated successfully.", {
+            "type": "update", "filePath": path, "content": content, "structuredPatch": [], "originalFile": before}
+
 
 class Read(Tool):
     name = "Read"
 
     def __init__(self, path: str, output: str = ""):
         super().__init__({"file_path": path}, output)
+
+    def outcome(self, files: dict) -> tuple:
+        """`output` is the file's text; Claude Code shows it numbered line by line (`     1→text`)."""
+        path, text = self.input["file_path"], self.output
+        lines = text.splitlines()
+        files[path] = text
+        numbered = "\n".join(f"{n:>6}\u2192{line}" for n, line in enumerate(lines, 1))
+        return numbered, {"type": "text", "file": {"filePath": path, "content": text, "numLines": len(lines),
+                                                   "startLine": 1, "totalLines": len(lines)}}
 
 
 class Todo(Tool):
@@ -98,9 +127,12 @@ class Todo(Tool):
 
 
 def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_seconds: int = 20,
-                  branch: str = "main") -> Path:
-    """Write one session's transcript to `path` (Claude Code's JSONL shape); returns the path."""
+                  branch: str = "main", files: dict | None = None) -> Path:
+    """Write one session's transcript to `path` (Claude Code's JSONL shape); returns the path. `files`: the
+    project's file texts as the tools left them (Tool.outcome), kept across a history's sessions by a caller that
+    passes the same dict, as the disk would keep them."""
     path = Path(path)
+    files = {} if files is None else files
     records, parent, clock = [], None, start.astimezone(timezone.utc)
     base = {"isSidechain": False, "userType": "external", "cwd": str(cwd), "sessionId": session_id,
             "version": VERSION, "gitBranch": branch}
@@ -123,12 +155,11 @@ def write_session(path, session_id: str, cwd, start: datetime, turns, *, step_se
             use_id = f"toolu_{session_id}_{len(records):04d}_{n}"
             emit("assistant", _assistant([{"type": "tool_use", "id": use_id, "name": tool.name, "input": tool.input}],
                                          "tool_use"))
-            result = {"type": "tool_result", "tool_use_id": use_id, "content": tool.output or "(no output)"}
+            text, details = tool.outcome(files)
+            result = {"type": "tool_result", "tool_use_id": use_id, "content": text or "(no output)"}
             if not tool.ok:
                 result["is_error"] = True
-            emit("user", {"role": "user", "content": [result]},
-                 toolUseResult={"stdout": tool.output, "stderr": "", "interrupted": False} if tool.ok
-                 else f"Error: {tool.output}")
+            emit("user", {"role": "user", "content": [result]}, toolUseResult=details)
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return path
 
@@ -140,3 +171,24 @@ def _assistant(content: list, stop_reason) -> dict:
             "model": MODEL, "content": content, "stop_reason": stop_reason, "stop_sequence": None,
             "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 8000,
                       "output_tokens": 150, "service_tier": "standard"}}
+
+
+def _edited(tool, files: dict) -> tuple:
+    """An Edit's or MultiEdit's outcome: the file's text after its replacements, in order, when the text before is
+    known and each applies (else no longer known)."""
+    path, before = tool.input["file_path"], files.get(tool.input["file_path"])
+    edits = tool.input.get("edits") or [tool.input]
+    after = before
+    for edit in edits:
+        old, new = edit["old_string"], edit["new_string"]
+        after = after.replace(old, new, 1) if after is not None and old in after else None
+    if after is None:
+        files.pop(path, None)
+    else:
+        files[path] = after
+    details = {"filePath": path, "originalFile": before, "structuredPatch": [], "userModified": False}
+    if "edits" in tool.input:
+        details["edits"] = tool.input["edits"]
+    else:
+        details.update(oldString=tool.input["old_string"], newString=tool.input["new_string"], replaceAll=False)
+    return tool.output, details

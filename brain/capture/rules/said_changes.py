@@ -14,7 +14,7 @@ import re
 from brain.capture.alternatives import job_of, same_job
 from brain.capture.rules import Case, Family, rule
 from brain.util.text import STOPWORDS, sentences
-from brain.util.values import WEAK_SUBJECTS, says_open_work, value_kinds
+from brain.util.values import DURATION_KINDS, WEAK_SUBJECTS, named, says_open_work, value_kinds
 
 
 def _on_line(find, case: Case):
@@ -23,14 +23,8 @@ def _on_line(find, case: Case):
 
 CHANGE = Family("change", _on_line)
 
-DURATION_KINDS = frozenset("unit:millisecond unit:second unit:minute unit:hour unit:day unit:week unit:month".split())
 DOTTED_VERSION = re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\d)")  # a bare version: 1.82, 0.8.1
 
-
-def named(value: str) -> bool:
-    """A name that can stand for a tool or a thing (not a common word): what a replace sentence may change."""
-    value = value.strip(".,;:()`'\"")
-    return 3 <= len(value) <= 40 and value.lower() not in WEAK_SUBJECTS and not value.isdigit()
 
 
 def _names(old: str, new: str) -> list:

@@ -1,0 +1,34 @@
+"""INI, cfg and properties files read as `section.key` -> value (setup.cfg, tox.ini, .editorconfig, systemd
+units, application.properties, gradle.properties, .npmrc).
+
+`[section]` names the keys after it; `key = value`, `key: value` (`;` and `#` start a comment). A line indented
+under a key continues its value (setup.cfg's lists): it is no key of its own.
+"""
+import re
+
+from brain.capture.settings.lines import clean_value
+
+_SECTION = re.compile(r"^\s*\[([^\]]{1,120})\]\s*$")
+_PAIR = re.compile(r"^([A-Za-z0-9_@$][\w.@$/*:-]{0,120}?)\s*(?:=|:)\s*(.*)$")
+
+
+def read_ini(text: str) -> dict:
+    """key path -> value of an INI-like file or fragment (see the module doc)."""
+    out, section = {}, ""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped[0] in "#;!":
+            continue
+        m = _SECTION.match(line)
+        if m:
+            section = m.group(1).strip().strip("\"'")
+            continue
+        if line[:1] in " \t" and out:
+            continue  # a continued value
+        m = _PAIR.match(stripped)
+        if not m:
+            continue
+        value = clean_value(m.group(2), ("#", ";"))
+        if value is not None:
+            out[f"{section}.{m.group(1)}" if section else m.group(1)] = value
+    return out

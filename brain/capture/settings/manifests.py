@@ -1,0 +1,135 @@
+"""Package manifests: which dependency at which version (and the language or toolchain version they pin).
+
+package.json and Cargo.toml read as the JSON and TOML they are; the rest here:
+- requirements*.txt / constraints*.txt: `celery==5.3.6` (an exact pin's `==` dropped), `arq>=0.25`;
+- pyproject.toml: its TOML, with PEP 621's lists of requirements (`project.dependencies`, optional and group
+  dependencies) one key a package (`project.dependencies.celery`);
+- Gemfile: `gem "rails", "~> 7.1"` (`gem rails`), `ruby "3.3.0"`;
+- go.mod: `go 1.22`, `toolchain go1.22.1`, `require` lines and blocks (`require github.com/x/y`);
+- mix.exs: `{:phoenix, "~> 1.7.10"}` (`deps.phoenix`), `elixir: "~> 1.15"`, `version: "0.1.0"`;
+- build.gradle(.kts): `implementation("group:artifact:1.2.3")` (`implementation group:artifact`), plugins with
+  a version (`plugin org.springframework.boot`), `jvmToolchain(17)`, `languageVersion = JavaLanguageVersion.of(21)`.
+"""
+import re
+
+from brain.capture.settings.lines import clean_value
+from brain.capture.settings.toml_text import read_toml
+
+_REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*((?:[=<>!~]=?|===)\s*[^;#\s][^;#]*)?")
+_REQUIREMENT_LISTS = ("project.dependencies", "build-system.requires")
+_REQUIREMENT_GROUPS = ("project.optional-dependencies.", "dependency-groups.")
+
+
+def requirement(text: str):
+    """(name, version spec) of a requirement line or string (`celery==5.3.6` -> ("celery", "5.3.6")), or None."""
+    text = text.strip().strip("\"'")
+    if not text or text.startswith(("-", "#", "git+", "http", ".", "/")):
+        return None
+    m = _REQUIREMENT.match(text)
+    if not m:
+        return None
+    spec = (m.group(2) or "").replace(" ", "")
+    return m.group(1), spec[2:] if spec.startswith("==") and "," not in spec else spec
+
+
+def read_requirements(text: str) -> dict:
+    out = {}
+    for line in text.splitlines():
+        found = requirement(line.split(" #", 1)[0])
+        if found and found[1]:
+            out[found[0]] = found[1]
+    return out
+
+
+def read_pyproject(text: str) -> dict:
+    out = {}
+    for key, value in read_toml(text).items():
+        if isinstance(value, tuple) and (key in _REQUIREMENT_LISTS or key.startswith(_REQUIREMENT_GROUPS)):
+            for item in value:
+                found = requirement(item)
+                if found:
+                    out[f"{key}.{found[0]}"] = found[1] or "*"
+        else:
+            out[key] = value
+    return out
+
+
+_GEM = re.compile(r"""^\s*gem\s+["']([\w.-]+)["']\s*,\s*["']([^"']+)["']""")
+_RUBY = re.compile(r"""^\s*ruby\s+["']([^"']+)["']""")
+
+
+def read_gemfile(text: str) -> dict:
+    out = {}
+    for line in text.splitlines():
+        m = _GEM.match(line)
+        if m:
+            out[f"gem {m.group(1)}"] = m.group(2)
+        m = _RUBY.match(line)
+        if m:
+            out["ruby"] = m.group(1)
+    return out
+
+
+_GO_DIRECTIVE = re.compile(r"^\s*(go|toolchain)\s+(\S+)\s*$")
+_GO_REQUIRE = re.compile(r"^\s*(?:require\s+)?([\w.-]+\.[a-z]{2,}/[\w./-]+)\s+(v\d\S*)")
+
+
+def read_go_mod(text: str) -> dict:
+    out = {}
+    for line in text.splitlines():
+        line = line.split("//", 1)[0]
+        m = _GO_DIRECTIVE.match(line)
+        if m:
+            out[m.group(1)] = m.group(2)
+            continue
+        m = _GO_REQUIRE.match(line)
+        if m:
+            out[f"require {m.group(1)}"] = m.group(2)
+    return out
+
+
+_MIX_DEP = re.compile(r"""\{\s*:([a-z_][\w]*)\s*,\s*"([^"]+)\"""")
+_MIX_FIELD = re.compile(r"""(?:^|[\[,])\s*(elixir|version|app):\s*("[^"]*"|:[\w]+)""")
+
+
+def read_mix_exs(text: str) -> dict:
+    out = {}
+    for line in text.splitlines():
+        for m in _MIX_DEP.finditer(line):
+            out[f"deps.{m.group(1)}"] = m.group(2)
+        for m in _MIX_FIELD.finditer(line):
+            out[m.group(1)] = m.group(2).strip('"').lstrip(":")
+    return out
+
+
+_GRADLE_DEPENDENCY = re.compile(r"""^\s*(implementation|api|compileOnly|runtimeOnly|testImplementation|"""
+                                r"""kapt|ksp|annotationProcessor|classpath)\s*\(?\s*["']"""
+                                r"""([\w.-]+:[\w.-]+):([^"':]+)["']""")
+_GRADLE_PLUGIN = re.compile(r"""^\s*(?:id\s*\(?\s*["']([\w.-]+)["']\s*\)?|kotlin\s*\(\s*["']([\w.-]+)["']\s*\))"""
+                            r"""\s+version\s+["']([^"']+)["']""")
+_GRADLE_CALL = re.compile(r"""^\s*(jvmToolchain)\s*\(\s*(\d+)\s*\)""")
+_GRADLE_OF = re.compile(r"""^\s*([A-Za-z][\w.]*)\s*(?:=|\.set\()\s*\w+\.of\(\s*(\d+)\s*\)""")
+_GRADLE_ASSIGN = re.compile(r"""^\s*(version|group|sourceCompatibility|targetCompatibility)\s*=\s*(["'][^"']+["']|"""
+                            r"""JavaVersion\.VERSION_\w+)""")
+
+
+def read_gradle(text: str) -> dict:
+    out = {}
+    for line in text.splitlines():
+        m = _GRADLE_DEPENDENCY.match(line)
+        if m:
+            out[f"{m.group(1)} {m.group(2)}"] = m.group(3)
+            continue
+        m = _GRADLE_PLUGIN.match(line)
+        if m:
+            name = m.group(1) or f"kotlin {m.group(2)}"
+            out[f"plugin {name}"] = m.group(3)
+            continue
+        for pattern in (_GRADLE_CALL, _GRADLE_OF, _GRADLE_ASSIGN):
+            m = pattern.match(line)
+            if m:
+                value = clean_value(m.group(2))
+                if value is not None:
+                    out[m.group(1)] = value
+                break
+    return out

@@ -1,0 +1,84 @@
+"""What a shell command changes or shows: a `sed s/old/new/` substitution's values (as an edit's) and the files
+it edits in place, packages removed and others added in one command line, and a tool's version a version command
+prints (`node -v`, `terraform version`).
+"""
+import re
+
+from brain.capture.tools.edits import edit_changes
+from brain.capture.tools.packages import named, swapped
+
+
+# A substitution a command makes in a file: sed 's/connection_limit=5/connection_limit=15/' (any delimiter).
+_SED = re.compile(r"\bsed\b[^|;&]*?\bs(?P<d>[/|#,])(?P<old>(?:\\.|(?!(?P=d)).)+)(?P=d)"
+                  r"(?P<new>(?:\\.|(?!(?P=d)).)*)(?P=d)")
+# Packages removed and others added in one command line ("pnpm remove zod && pnpm add @sinclair/typebox",
+# "pip uninstall -y celery && pip install arq"): the added ones replace the removed ones.
+_PACKAGE_VERB = re.compile(r"^\s*(?:sudo\s+)?(?P<tool>pnpm|npm|yarn|bun|pip3?|uv(?:\s+pip)?|poetry|cargo)\s+"
+                           r"(?P<verb>remove|rm|uninstall|un|add|install|i)\b(?P<args>.*)$")
+_REMOVE_VERBS = frozenset({"remove", "rm", "uninstall", "un"})
+
+
+def _package_name(arg: str) -> str:
+    """A package argument without its version: @scope/name@5 -> @scope/name, celery==5.3 -> celery."""
+    if arg.startswith("@"):
+        scope, _, rest = arg.partition("/")
+        return scope + "/" + rest.split("@", 1)[0]
+    return re.split(r"[@=<>~!\[;]", arg, maxsplit=1)[0]
+
+
+def command_changes(command: str) -> list:
+    """Value pairs a shell command changes: a sed substitution's values (as an edit's, edit_changes), and packages
+    swapped for others in one command line (paired in order)."""
+    pairs = []
+    for m in _SED.finditer(command):
+        old, new = (m.group(g).replace("\\" + m.group("d"), m.group("d")) for g in ("old", "new"))
+        pairs += edit_changes(old, new)
+    removed, added = [], []
+    for part in re.split(r"&&|;|\|\|", command):
+        m = _PACKAGE_VERB.match(part)
+        if m is None or (m.group("tool") in ("npm", "pnpm", "yarn", "bun") and m.group("verb") == "i"
+                         and not m.group("args").strip()):
+            continue
+        names = [_package_name(a) for a in m.group("args").split() if not a.startswith("-")]
+        names = [n for n in names if named(n) and not n.startswith((".", "/"))]
+        (removed if m.group("verb") in _REMOVE_VERBS else added).extend(names)
+    return pairs + swapped(removed, added)
+
+
+
+
+def sed_edits(command: str) -> list:
+    """(file, old text, new text) of each `sed -i 's/old/new/' FILE` in `command`: an edit in place, read as an
+    Edit's fragments would be. Files given with a wildcard or none are left out."""
+    out = []
+    for part in re.split(r"&&|;|\|\|", command):
+        if not re.search(r"\bsed\s+(?:-\w*i|--in-place)", part):
+            continue
+        m = _SED.search(part)
+        if not m:
+            continue
+        files = [word.strip("'\"") for word in part[m.end():].split()[1:] if not word.startswith("-")]
+        files = [f for f in files if f and not any(ch in f for ch in "*?$>|")]
+        old, new = (m.group(g).replace("\\" + m.group("d"), m.group("d")) for g in ("old", "new"))
+        if "\\" in old or "\\" in new or any(ch in old for ch in "^$[]*+?"):
+            continue  # a pattern, not the text it matches
+        out += [(f, old, new) for f in files]
+    return out
+
+
+# `node -v`, `python3 --version`, `go version`, `terraform version`, `npx prisma --version`: the tool's version
+_VERSION_COMMAND = re.compile(r"^\s*(?:(?:npx|bunx|pnpm\s+exec|poetry\s+run|uv\s+run|bundle\s+exec)\s+)?"
+                              r"([A-Za-z][\w.+-]{0,40})\s+(?:-v|-V|--version|version)\s*$")
+_VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?)|(?<=[a-z])(\d+\.\d+(?:\.\d+)?)\b")
+
+
+def tool_version(command: str, output: str):
+    """(tool, version) a version command printed (`node -v` -> ("node", "20.11.1"); `python3.12 --version` is
+    python's), or None."""
+    m = _VERSION_COMMAND.match(command.strip().split("\n", 1)[0])
+    if not m or not output:
+        return None
+    tool = m.group(1).split("/")[-1].rstrip("0123456789.") or m.group(1)
+    first = next((line for line in output.splitlines() if line.strip()), "")
+    found = _VERSION.search(first)
+    return (tool.lower(), found.group(1) or found.group(2)) if found else None

@@ -1,0 +1,109 @@
+"""Which settings each tool call of a session set or showed, in order (Observation).
+
+- A Write sets every key of the file's text; with the text before it known (the session's, or Claude Code's
+  originalFile), only the keys it changed or added, each with the value it replaced.
+- An Edit or MultiEdit applied to a known text is read as a Write of the text after it. Of a file the session
+  never saw, its fragments are read: a key whose value the new fragment gives differently than the old one (or
+  that only the new one gives), under the parents the fragment shows (latest.Known.resolve completes a key the
+  fragment cut short: `maxReplicas` of `autoscaling.maxReplicas`).
+- `sed -i 's/old/new/' FILE` is an edit of FILE's fragments.
+- A whole-file Read shows each key's value: the value a later edit replaces, and a change only when the same file
+  had another value before (a command or a person changed it since).
+- A NotebookEdit's cell sets the names it assigns a literal (`LR = 3e-4`).
+- An install or upgrade command's output sets `PACKAGE version` (with the version it replaced when the output
+  says it), a version command `TOOL version` (`node -v`).
+A value the redactor would hide (a token in a .env) is no setting anyone looks up: it is left out.
+"""
+import os
+from collections import namedtuple
+
+from brain.capture.settings.formats import format_of, read_settings
+from brain.capture.settings.code import read_assignments
+from brain.capture.settings.lines import written_line
+from brain.capture.tools.commands import sed_edits, tool_version
+from brain.capture.tools.files import FileTexts
+from brain.capture.tools.packages import installed_versions
+from brain.safety.redact import redact
+
+# path: the file, relative to the project root ("" for a command's output); old: the value the call replaced
+# when the transcript shows it (None: the latest known value says); shown: a Read's; command: the command whose
+# output said it; line: the line setting it, as the file writes it (`maxReplicas: 8`), when one short line does
+Observation = namedtuple("Observation", "turn path key value old shown command line", defaults=(None,))
+
+
+def project_path(path: str, root) -> str:
+    """`path` relative to the project's root when it lies inside it ("charts/api/values.yaml")."""
+    if not path:
+        return ""
+    path = path.replace("\\", "/")
+    if root and os.path.isabs(path):
+        try:
+            relative = os.path.relpath(path, root).replace(os.sep, "/")
+        except ValueError:  # another drive
+            return path
+        if not relative.startswith("../") and relative != "..":
+            return relative
+    return path[2:] if path.startswith("./") else path
+
+
+def _differences(turn, path: str, before: dict | None, text: str) -> list:
+    """Observations of the keys `text` sets that `before` (None: not known) did not set to the same value."""
+    return [Observation(turn, path, key, value, (before or {}).get(key), False, None, written_line(text, key, value))
+            for key, value in read_settings(path, text).items() if before is None or before.get(key) != value]
+
+
+def _from_fragments(turn, path: str, edits) -> list:
+    out = []
+    for old_text, new_text, _ in edits:
+        out += _differences(turn, path, read_settings(path, old_text), new_text)
+    return out
+
+
+def _from_file(turn, use, path: str, texts: FileTexts) -> list:
+    before = texts.before(path, use)
+    after = texts.after(path, use)
+    if use.name == "Read":
+        return [Observation(turn, path, key, value, None, True, None, written_line(after, key, value))
+                for key, value in read_settings(path, after).items()] if after is not None else []
+    if after is not None and (before is not None or use.name == "Write"):
+        return _differences(turn, path, read_settings(path, before) if before is not None else None, after)
+    return _from_fragments(turn, path, use.edits)
+
+
+def _from_command(turn, use, root) -> list:
+    out = []
+    for file, old, new in sed_edits(use.command):
+        if format_of(file):
+            out += _from_fragments(turn, project_path(file, root), [(old, new, False)])
+    shown = tool_version(use.command, use.result)
+    if shown:
+        out.append(Observation(turn, "", f"{shown[0]} version", shown[1], None, False, use.command))
+    for package, (old, new) in installed_versions(use.command, use.result).items():
+        out.append(Observation(turn, "", f"{package} version", new, old, False, use.command))
+    return out
+
+
+def _secret(observation) -> bool:
+    written = f"{observation.key}={observation.value}"
+    return redact(written) != written
+
+
+def observe_session(turns, root=None) -> list:
+    """Observations of the settings `turns` set or showed, in order (see the module doc). `root`: the project's
+    folder, which the paths are made relative to."""
+    texts, out = FileTexts(), []
+    for turn in turns:
+        if turn.is_sidechain or turn.is_compact_summary or turn.abandoned:
+            continue
+        for use in turn.tool_uses:
+            if use.ok is False:
+                continue
+            if use.name == "Bash" and use.command:
+                out += _from_command(turn, use, root)
+            elif use.name == "NotebookEdit" and use.cell and use.cell[2] != "delete":
+                path = project_path(use.file_path, root)
+                out += [Observation(turn, path, key, value, None, False, None, written_line(use.cell[1], key, value))
+                        for key, value in read_assignments(use.cell[1]).items()]
+            elif use.file_path and format_of(use.file_path):
+                out += _from_file(turn, use, project_path(use.file_path, root), texts)
+    return [observation for observation in out if not _secret(observation)]

@@ -1,0 +1,357 @@
+"""Settings read by file format (brain/capture/settings): each reader, a file it must read into the expected keys
+and look-alikes it must leave (comments, templates, code, scripts, references)."""
+import pytest
+
+from brain.capture.settings.formats import MAX_KEYS, format_of, project_wide, read_settings, same_family
+
+
+def settings(path: str, text: str) -> dict:
+    return read_settings(path, text)
+
+
+# ---------------------------------------------------------------------------------------------------- YAML
+HELM_VALUES = """\
+replicaCount: 2   # two pods
+image:
+  repository: ghcr.io/acme/api
+  tag: "1.4.2"
+autoscaling:
+  enabled: true
+  maxReplicas: 5
+env:
+  - name: LOG_LEVEL
+    value: info
+args: [--port, "8080"]
+"""
+
+
+def test_yaml_nested_keys_are_dotted_paths_and_list_items_are_named():
+    assert settings("charts/api/values.yaml", HELM_VALUES) == {
+        "replicaCount": "2", "image.repository": "ghcr.io/acme/api", "image.tag": "1.4.2",
+        "autoscaling.enabled": "true", "autoscaling.maxReplicas": "5", "env[LOG_LEVEL].value": "info",
+        "args": "--port, 8080"}
+
+
+def test_yaml_leaves_scripts_templates_aliases_and_comments():
+    text = ("# replicas: 9\nrun: |\n  export port: 1\n  echo done\nhost: \"{{ .Values.host }}\"\nbase: *defaults\n"
+            "folded: >-\n  a: b\nurl: https://x.io:8080/a\ntime: '04:30'\n")
+    assert settings("ci.yml", text) == {"url": "https://x.io:8080/a", "time": "04:30"}
+
+
+def test_yaml_reads_an_edits_fragment_whose_parents_are_missing():
+    assert settings("values.yaml", "    maxReplicas: 8\n") == {"maxReplicas": "8"}
+    assert settings("values.yaml", "autoscaling:\n  enabled: true\n  maxReplicas: 8\n") == {
+        "autoscaling.enabled": "true", "autoscaling.maxReplicas": "8"}
+
+
+def test_github_actions_workflow():
+    text = ("on:\n  schedule:\n    - cron: '0 3 * * *'\njobs:\n  test:\n    runs-on: ubuntu-22.04\n    env:\n"
+            "      CI: true\n    steps:\n      - uses: actions/checkout@v4\n      - name: Set up node\n"
+            "        uses: actions/setup-node@v3\n        with:\n          node-version: 18\n"
+            "      - run: npm test\n")
+    assert settings(".github/workflows/ci.yml", text) == {
+        "on.schedule[0].cron": "0 3 * * *", "jobs.test.runs-on": "ubuntu-22.04", "jobs.test.env.CI": "true",
+        "jobs.test.steps[actions/checkout].uses": "actions/checkout@v4",
+        "jobs.test.steps[Set up node].uses": "actions/setup-node@v3",
+        "jobs.test.steps[Set up node].with.node-version": "18"}
+
+
+def test_yaml_items_nothing_names_are_no_keys_in_a_longer_list():
+    """A position moves when an item comes or goes: `steps[3].run` was `poetry install`, then `ruff check`."""
+    text = "ports:\n  - containerPort: 8080\nsteps:\n  - with: {a: 1}\n    shell: bash\n  - with: {a: 2}\n"
+    assert settings("deploy.yaml", text) == {"ports[0].containerPort": "8080"}
+
+
+# ---------------------------------------------------------------------------------------------------- Kubernetes
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: api
+          image: ghcr.io/acme/api:1.4.2
+          resources:
+            limits:
+              memory: 512Mi
+---
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: digest
+spec:
+  schedule: "30 4 * * *"
+"""
+
+
+def test_kubernetes_objects_own_their_keys():
+    assert settings("k8s/api.yaml", MANIFEST) == {
+        "Deployment/api.spec.replicas": "2",
+        "Deployment/api.spec.template.spec.containers[api].image": "ghcr.io/acme/api:1.4.2",
+        "Deployment/api.spec.template.spec.containers[api].resources.limits.memory": "512Mi",
+        "CronJob/digest.spec.schedule": "30 4 * * *"}
+
+
+def test_a_helm_template_is_not_read_as_its_values():
+    text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n" \
+           "  replicas: {{ .Values.replicaCount }}\n"
+    assert settings("charts/api/templates/deployment.yaml", text) == {}
+
+
+# ---------------------------------------------------------------------------------------------------- JSON
+APP_JSON = """{
+  "expo": {
+    "name": "shop",
+    "version": "1.2.0",
+    "ios": {"bundleIdentifier": "app.shop", "buildNumber": "14"},
+    "plugins": [
+      "expo-router",
+      ["expo-build-properties", {"ios": {"deploymentTarget": "15.1"}}]
+    ]
+  }
+}"""
+
+
+def test_json_app_config_with_named_plugin_options():
+    assert settings("app.json", APP_JSON) == {
+        "expo.name": "shop", "expo.version": "1.2.0", "expo.ios.bundleIdentifier": "app.shop",
+        "expo.ios.buildNumber": "14", "expo.plugins.expo-build-properties.ios.deploymentTarget": "15.1"}
+
+
+def test_json_fragment_reads_the_keys_its_braces_open():
+    assert settings("app.json", '          "ios": {\n            "deploymentTarget": "16.0"\n          },') == {
+        "ios.deploymentTarget": "16.0"}
+    assert settings("appsettings.json", '    "ReminderLeadHours": 48,\n') == {"ReminderLeadHours": "48"}
+
+
+def test_json_with_comments_and_package_json_dependencies():
+    assert settings("tsconfig.json", '{\n  // strict\n  "compilerOptions": {"target": "ES2022"}\n}') == {
+        "compilerOptions.target": "ES2022"}
+    package = '{"name": "web", "dependencies": {"react": "^18.2.0"}, "engines": {"node": ">=20"}}'
+    assert settings("package.json", package) == {"name": "web", "dependencies.react": "^18.2.0",
+                                                  "engines.node": ">=20"}
+
+
+def test_json_leaves_templates():
+    assert settings("config.json", '{"url": "${API_URL}", "port": 8080}') == {"port": "8080"}
+
+
+# ---------------------------------------------------------------------------------------------------- TOML
+def test_toml_tables_inline_tables_and_arrays():
+    text = ('[package]\nname = "quarry"\nedition = "2021"\n\n[dependencies]\ntokio = { version = "1.36", features '
+            '= ["full"] }\nserde = "1.0.197"  # serialization\n\n[profile.release]\nlto = true\n'
+            'description = """\nlong = text\n"""\n')
+    assert settings("Cargo.toml", text) == {
+        "package.name": "quarry", "package.edition": "2021", "dependencies.tokio.version": "1.36",
+        "dependencies.tokio.features": "full", "dependencies.serde": "1.0.197", "profile.release.lto": "true"}
+
+
+def test_toml_array_of_tables_is_named_by_name():
+    text = '[[package]]\nname = "celery"\nversion = "5.4.0"\n\n[[package]]\nname = "arq"\nversion = "0.25.0"\n'
+    assert settings("netlify.toml", text) == {"package[celery].version": "5.4.0", "package[arq].version": "0.25.0"}
+
+
+# ---------------------------------------------------------------------------------------------------- INI
+def test_ini_sections_and_continued_values():
+    text = "[metadata]\nname = x\n; a comment\n[flake8]\nmax-line-length = 100\nexclude =\n  .git,\n  build\n"
+    assert settings("setup.cfg", text) == {"metadata.name": "x", "flake8.max-line-length": "100"}
+    assert settings("application.properties", "server.port=8081\n# spring.x=1\n") == {"server.port": "8081"}
+
+
+# ---------------------------------------------------------------------------------------------------- .env, versions
+def test_env_files_with_export_quotes_comments_and_references():
+    text = 'export DATABASE_URL=postgres://db/app\nPORT=8080 # api\nGREETING="hi #1"\nURL=${BASE}/x\n# X=1\n'
+    assert settings(".env.production", text) == {"DATABASE_URL": "postgres://db/app", "PORT": "8080",
+                                                  "GREETING": "hi #1"}
+
+
+@pytest.mark.parametrize("name, text, expected", [
+    (".nvmrc", "20.11.1\n", {"node": "20.11.1"}),
+    (".python-version", "3.12.1\n", {"python": "3.12.1"}),
+    (".ruby-version", "3.3.0", {"ruby": "3.3.0"}),
+    (".tool-versions", "nodejs 20.11.1\npython 3.12.1 3.11.7\n# erlang 26\n",
+     {"nodejs": "20.11.1", "python": "3.12.1"}),
+    (".nvmrc", "", {}),
+])
+def test_version_files(name, text, expected):
+    assert settings(name, text) == expected
+
+
+# ---------------------------------------------------------------------------------------------------- manifests
+@pytest.mark.parametrize("path, text, expected", [
+    ("requirements-dev.txt", "celery==5.3.6\narq>=0.25  # jobs\n-r base.txt\nrequests\ngit+https://x/y\n",
+     {"celery": "5.3.6", "arq": ">=0.25"}),
+    ("pyproject.toml",
+     '[project]\ndependencies = [\n  "celery==5.3.6",\n  "arq>=0.25",\n]\n[tool.ruff]\nline-length = 100\n',
+     {"project.dependencies.celery": "5.3.6", "project.dependencies.arq": ">=0.25", "tool.ruff.line-length": "100"}),
+    ("Gemfile", 'ruby "3.3.0"\ngem "rails", "~> 7.1.3"\ngem "puma"\n# gem "x", "1"\n',
+     {"ruby": "3.3.0", "gem rails": "~> 7.1.3"}),
+    ("go.mod", "module x\n\ngo 1.22\n\nrequire (\n\tgithub.com/go-chi/chi/v5 v5.0.12\n)\n",
+     {"go": "1.22", "require github.com/go-chi/chi/v5": "v5.0.12"}),
+    ("mix.exs",
+     'def project do\n  [app: :shop, elixir: "~> 1.15"]\nend\ndefp deps do\n  [{:phoenix, "~> 1.7.10"}]\nend\n',
+     {"elixir": "~> 1.15", "app": "shop", "deps.phoenix": "~> 1.7.10"}),
+    ("build.gradle.kts", 'plugins {\n  id("org.springframework.boot") version "3.2.1"\n}\nkotlin { jvmToolchain(17) }\n'
+                         'dependencies {\n  implementation("org.postgresql:postgresql:42.7.1")\n}\n',
+     {"plugin org.springframework.boot": "3.2.1", "implementation org.postgresql:postgresql": "42.7.1"}),
+    ("gradle/libs.versions.toml",
+     '[versions]\nkotlin = "1.9.22"\n[libraries]\nx = { module = "a:b", version.ref = "kotlin" }\n',
+     {"versions.kotlin": "1.9.22", "libraries.x.module": "a:b", "libraries.x.version.ref": "kotlin"}),
+])
+def test_package_manifests(path, text, expected):
+    assert settings(path, text) == expected
+
+
+# ---------------------------------------------------------------------------------------------------- lockfiles
+@pytest.mark.parametrize("path, text, expected", [
+    ("package-lock.json", '{"lockfileVersion": 3, "packages": {"": {"dependencies": {"react": "^18.2.0"}}, '
+                          '"node_modules/react": {"version": "18.3.1"}, "node_modules/a/node_modules/b": '
+                          '{"version": "1.0.0"}, "node_modules/@types/node": {"version": "20.11.5"}}}',
+     {"react": "18.3.1", "@types/node": "20.11.5"}),
+    ("yarn.lock", '"react@^18.2.0":\n  version "18.3.1"\n  resolved "https://x"\n', {"react": "18.3.1"}),
+    ("pnpm-lock.yaml", "importers:\n  .:\n    dependencies:\n      react:\n        specifier: ^18.2.0\n"
+                       "        version: 18.3.1(react-dom@18.3.1)\n", {"react": "18.3.1"}),
+    ("poetry.lock", '[[package]]\nname = "celery"\nversion = "5.4.0"\n', {"celery": "5.4.0"}),
+    ("Cargo.lock", '[[package]]\nname = "serde"\nversion = "1.0.197"\nsource = "x"\n', {"serde": "1.0.197"}),
+    ("mix.lock", '%{\n  "phoenix": {:hex, :phoenix, "1.7.12", "abc", [:mix], [], "hexpm", "def"},\n}\n',
+     {"phoenix": "1.7.12"}),
+    ("Gemfile.lock", "GEM\n  specs:\n    rails (7.1.3)\n      actioncable (= 7.1.3)\n", {"rails": "7.1.3"}),
+])
+def test_lockfiles(path, text, expected):
+    assert settings(path, text) == expected
+
+
+def test_a_large_file_keeps_its_first_keys_only():
+    text = "\n".join(f"KEY_{i}=v{i}" for i in range(MAX_KEYS + 50))
+    assert len(settings(".env", text)) == MAX_KEYS
+
+
+# ---------------------------------------------------------------------------------------------------- Dockerfile
+def test_dockerfile_stages_args_env_and_command():
+    text = ("ARG NODE_VERSION=20\nFROM node:${NODE_VERSION}-alpine AS deps\nFROM node:20-alpine AS build\n"
+            "# FROM busybox\nENV PORT=8080 \\\n    LOG_LEVEL=info\nENV OLD value\nFROM gcr.io/distroless/nodejs20\n"
+            "EXPOSE 8080\nCMD [\"server.js\"]\nRUN npm ci\n")
+    assert settings("Dockerfile", text) == {
+        "ARG NODE_VERSION": "20", "FROM build": "node:20-alpine", "ENV PORT": "8080", "ENV LOG_LEVEL": "info",
+        "ENV OLD": "value", "FROM 3": "gcr.io/distroless/nodejs20", "EXPOSE": "8080", "CMD": '["server.js"]'}
+
+
+# ---------------------------------------------------------------------------------------------------- SQL
+def test_sql_jobs_settings_and_defaults():
+    text = ("select cron.schedule('nightly-digest', '0 3 * * *', $$select send_digest()$$);\n"
+            "ALTER ROLE authenticated SET statement_timeout = '8s';\nSET lock_timeout TO '2s';\n"
+            "UPDATE jobs\nSET status = 'done';\n-- select cron.schedule('x', '1 2 3 4 5', 'y');\n"
+            "ALTER TABLE orders ALTER COLUMN status SET DEFAULT 'pending';\n"
+            "CREATE TABLE t (\n  id bigint primary key,\n  retries int not null DEFAULT 3\n);\n")
+    found = settings("supabase/migrations/20240301_digest.sql", text)
+    assert found == {"cron job nightly-digest": "0 3 * * *", "role authenticated statement_timeout": "8s",
+                     "lock_timeout": "2s", "orders.status default": "pending", "t.retries default": "3"}
+
+
+def test_dbt_model_config():
+    assert settings("models/marts/fct.sql", "{{ config(materialized='incremental', unique_key='id') }}\nselect 1") == {
+        "config.materialized": "incremental", "config.unique_key": "id"}
+
+
+# ---------------------------------------------------------------------------------------------------- Terraform
+TERRAFORM = """\
+terraform {
+  required_version = ">= 1.6"
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+
+variable "region" {
+  type    = string
+  default = "eu-west-1"
+}
+
+resource "aws_ecs_service" "api" {
+  desired_count = 2   # two tasks
+  name          = "${var.env}-api"
+  cluster       = aws_ecs_cluster.main.id
+}
+"""
+
+
+def test_terraform_addresses_literals_and_provider_versions():
+    assert settings("infra/main.tf", TERRAFORM) == {
+        "terraform required_version": ">= 1.6", "terraform.required_providers.aws.source": "hashicorp/aws",
+        "provider aws version": "~> 5.0", "var.region": "eu-west-1", "aws_ecs_service.api.desired_count": "2"}
+
+
+def test_tfvars_set_variables():
+    assert settings("infra/prod.tfvars", 'region = "eu-central-1"\ncount = 3\n') == {
+        "var.region": "eu-central-1", "var.count": "3"}
+
+
+# ---------------------------------------------------------------------------------------------------- Elixir
+def test_elixir_config_keywords_over_lines():
+    text = ('import Config\n\nconfig :shop, Shop.Repo,\n  username: "postgres",\n  pool_size: 10,\n'
+            '  url: System.get_env("DATABASE_URL")\n\nconfig :logger, level: :info\n# config :x, y: 1\n')
+    assert settings("config/prod.exs", text) == {
+        "config :shop, Shop.Repo, username": "postgres", "config :shop, Shop.Repo, pool_size": "10",
+        "config :logger, level": ":info"}
+    assert settings("config/prod.exs", "  pool_size: 20,\n") == {"pool_size": "20"}
+
+
+# ---------------------------------------------------------------------------------------------------- generic
+def test_generic_config_lines_leave_calls():
+    assert settings("infra/staging.bicepparam", "using './main.bicep'\nparam location = 'westeurope'\n"
+                                                "param minReplicas = 1\nparam tags = union(a, b)\n") == {
+        "location": "westeurope", "minReplicas": "1"}
+    assert settings("Makefile", "PORT ?= 8080\nbuild: deps\n\tgo build\n") == {"PORT": "8080"}
+
+
+# ---------------------------------------------------------------------------------------------------- which files
+@pytest.mark.parametrize("path", ["README.md", "notes.txt", "mix.lock.bak", "tests/test_app.py", "src/api_test.go",
+                                  "web/Map.spec.tsx", "data.csv", ""])
+def test_prose_data_and_tests_are_no_configuration(path):
+    assert format_of(path) is None
+    assert settings(path, "PORT = 8080\nname: x\n") == {}
+
+
+# ---------------------------------------------------------------------------------------------------- code, scripts
+@pytest.mark.parametrize("path, text, expected", [
+    ("src/gullwing/hubspot_client.py", 'HUBSPOT_MAX_RPS = 10  # per token\nmax_retries = 3\n'
+                                       'TIMEOUT = httpx.Timeout(30.0)\nDEBUG = True\nBATCH = 30_000\n',
+     {"HUBSPOT_MAX_RPS": "10", "DEBUG": "True", "BATCH": "30000"}),
+    ("web/src/limits.ts", 'export const MAX_UPLOAD_MB = 25;\nconst apiBase = "https://api.x.io";\nlet count = 0;\n',
+     {"MAX_UPLOAD_MB": "25", "apiBase": "https://api.x.io"}),
+    ("internal/hatch/client.go", "const maxRetries = 5\nconst HoldTTL = 15 * time.Minute\nvar current = 3\n",
+     {"maxRetries": "5"}),
+    ("src/storage.rs", "pub const RETENTION_DAYS: u32 = 30;\nlet x = 5;\n", {"RETENTION_DAYS": "30"}),
+    ("src/main/kotlin/Reminders.kt", "    private const val LEAD_HOURS = 24\n    val name = \"x\"\n",
+     {"LEAD_HOURS": "24"}),
+])
+def test_constants_in_code(path, text, expected):
+    assert settings(path, text) == expected
+
+
+def test_shell_scripts_options_and_variables():
+    text = ("#!/bin/bash\n#SBATCH --partition=h100\n#SBATCH --gres=gpu:4\nexport WANDB_PROJECT=wren\n"
+            "srun python train.py --lr=1e-4\nsrun python eval.py --lr=2e-5\nOUT=$HOME/runs\n")
+    assert settings("scripts/train.sbatch", text) == {"--partition": "h100", "--gres": "gpu:4",
+                                                      "WANDB_PROJECT": "wren"}
+
+
+def test_families_and_project_wide_keys():
+    assert same_family("charts/api/values.yaml", "charts/api/values-prod.yaml")
+    assert same_family(".env", ".env.production") and same_family("appsettings.json", "appsettings.Development.json")
+    assert not same_family("k8s/api.yaml", "k8s/worker.yaml")
+    assert not same_family("models/fct_ad_spend.sql", "models/fct_deals.sql")
+    assert not same_family("charts/api/values.yaml", "charts/worker/values-prod.yaml")
+    assert not same_family("values-dev.yaml", "values-prod.yaml")
+    assert same_family("db/migrations/001_a.sql", "db/migrations/002_b.sql")
+    assert same_family("config/config.exs", "config/prod.exs")
+    assert project_wide("supabase/migrations/0002.sql", "cron job nightly-digest")
+    assert project_wide("", "node version")
+    assert not project_wide("values.yaml", "replicaCount")

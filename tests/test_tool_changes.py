@@ -1,0 +1,369 @@
+"""Changes read from what the tools did (issue 34 item 1): history-like transcripts through the real capture path
+(brain/capture/ingest.capture_transcript, a real store and search.db). For each format of brain/capture/settings
+and for commands: an edit, a write over a file, a new file or a command's output records a typed memory "KEY =
+NEW (was OLD) in PATH", derived from its turn, and the memory that stated the old value is marked replaced."""
+import subprocess
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from harness.claude_code import fire
+from harness.transcripts import (Assistant, Bash, Edit, MultiEdit, NotebookEdit, Read, User, Write,
+                                 write_session)
+
+from brain.capture.ingest import capture_transcript
+from brain.index import search_index
+from brain.scripts import ChunkStore
+
+
+@pytest.fixture
+def project(tmp_path):
+    folder = tmp_path / "project"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    return folder
+
+
+@pytest.fixture
+def store(isolated_memory):
+    return ChunkStore(str(isolated_memory))
+
+
+def capture(tmp_path, store, project, sessions, files=None):
+    """Each (session id, days ago, turns) written as Claude Code writes it and captured as the worker does.
+    `files`: the project's files as the tools left them, kept across sessions (Claude Code's originalFile)."""
+    now = datetime.now(timezone.utc).replace(microsecond=0)
+    for sid, days_ago, turns in sessions:
+        path = write_session(tmp_path / f"{sid}.jsonl", sid, project, now - timedelta(days=days_ago), turns,
+                             files=files)
+        report = capture_transcript(store, path, cwd=str(project), final=True)
+        assert report.skipped_reason is None, report.skipped_reason
+
+
+def change_memories(store, status="active") -> list:
+    return [c for c in sorted(store.list_chunks(), key=lambda c: c.created) if c.kind == "change"
+            and c.status == status]
+
+
+def stated(store) -> list:
+    """The live change memories' statements, without the line as written and the request, in order."""
+    return sorted(c.content.split(' (asked: "', 1)[0].split(" (`", 1)[0] for c in change_memories(store))
+
+
+def set_then_changed(tmp_path, store, project, path, first, edits=None, *, write=None, shared=True, ask="Do it."):
+    """Session one writes `path` with `first`; session two edits it (`edits`: [(old, new)]) or writes it again
+    (`write`). With `shared`, the second session's tools know the file (Claude Code's originalFile)."""
+    files = {} if shared else None
+    second = Write(path, write) if write is not None else \
+        (Edit(path, *edits[0]) if len(edits) == 1 else MultiEdit(path, edits))
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Set it up."), Assistant("Written.", [Write(path, first)])]),
+        ("s2", 2, [User(ask), Assistant("Changed.", [second])]),
+    ], files=files)
+    return stated(store)
+
+
+def project_of(store):
+    """The project id capture filed the sessions under."""
+    return next(c.metadata.get("project") for c in store.list_chunks() if c.kind == "turn")
+
+
+# ---------------------------------------------------------------------------------------------------- formats
+def test_yaml_edit_of_a_file_the_session_did_not_see_supersedes_the_memory_of_the_old_value(tmp_path, store,
+                                                                                          project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Set up the chart."), Assistant("Chart written.", [Write(
+            "charts/api/values.yaml", "replicaCount: 2\nautoscaling:\n  enabled: false\n  maxReplicas: 5\n")])])])
+    old = store.create_chunk("Decision: keep maxReplicas: 5 until the load test.", created=_days_ago(8),
+                             chunk_type="decision", metadata={"kind": "decision", "project": project_of(store)}).id
+    capture(tmp_path, store, project, [
+        ("s2", 2, [User("Traffic is up: raise the ceiling to 8."),
+                   Assistant("Done.", [Edit("charts/api/values.yaml", "  maxReplicas: 5\n", "  maxReplicas: 8\n")])])])
+    (memory,) = change_memories(store)
+    assert memory.content == ('autoscaling.maxReplicas = 8 (was 5) in charts/api/values.yaml (`maxReplicas: 8`) '
+                              '(asked: "Traffic is up: raise the ceiling to 8.")')
+    assert memory.type == "fact" and memory.links["derived_from"] and memory.links["supersedes"] == [old]
+    turn = store.get_chunk(memory.links["derived_from"][0])
+    assert turn.kind == "turn"
+    assert {"old": "maxReplicas = 5", "new": "maxReplicas = 8"} in turn.metadata["extra"]["changes"]
+    assert store.get_chunk(old).status == "superseded"
+
+
+def _days_ago(days):
+    return (datetime.now(timezone.utc) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_a_later_change_supersedes_the_earlier_change_memory_of_the_same_key(tmp_path, store, project):
+    files = {}
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Chart."), Assistant("Written.", [Write("values.yaml", "replicaCount: 2\n")])]),
+        ("s2", 6, [User("Three pods."),
+                   Assistant("Done.", [Edit("values.yaml", "replicaCount: 2", "replicaCount: 3")])]),
+        ("s3", 2, [User("Four."), Assistant("Done.", [Edit("values.yaml", "replicaCount: 3", "replicaCount: 4")])]),
+    ], files=files)
+    (first,) = change_memories(store, "superseded")
+    (latest,) = change_memories(store)
+    assert first.content.startswith("replicaCount = 3 (was 2) in values.yaml")
+    assert latest.content.startswith("replicaCount = 4 (was 3) in values.yaml")
+    assert first.links["superseded_by"] == [latest.id]
+
+
+def test_a_new_file_setting_a_key_its_family_set_is_a_change_and_a_first_file_is_none(tmp_path, store, project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Chart."), Assistant("Written.", [Write("charts/api/values.yaml", "replicaCount: 3\n")])]),
+        ("s2", 5, [User("The worker too."), Assistant("Written.", [Write("charts/worker/values.yaml",
+                                                                          "replicaCount: 1\n")])]),
+        ("s3", 2, [User("Prod values."), Assistant("Written.", [Write("charts/api/values-prod.yaml",
+                                                                       "replicaCount: 4\n")])]),
+    ])
+    assert stated(store) == ["replicaCount = 4 (was 3 in charts/api/values.yaml) in charts/api/values-prod.yaml"]
+
+
+def test_kubernetes_cronjob_schedule(tmp_path, store, project):
+    manifest = ("apiVersion: batch/v1\nkind: CronJob\nmetadata:\n  name: digest\nspec:\n  schedule: \"30 4 * * *\"\n"
+                "  jobTemplate:\n    spec:\n      template:\n        spec:\n          containers:\n"
+                "            - name: digest\n              image: ghcr.io/acme/digest:1.2.0\n")
+    assert set_then_changed(tmp_path, store, project, "k8s/digest.yaml", manifest,
+                            [('  schedule: "30 4 * * *"', '  schedule: "0 5 * * *"')]) == [
+        "CronJob/digest.spec.schedule = 0 5 * * * (was 30 4 * * *) in k8s/digest.yaml"]
+
+
+def test_json_fragment_key_is_completed_from_the_file_known_before(tmp_path, store, project):
+    app = ('{\n  "expo": {\n    "name": "shop",\n    "plugins": [\n      ["expo-build-properties", {\n'
+           '        "ios": {\n          "deploymentTarget": "15.1"\n        }\n      }]\n    ]\n  }\n}\n')
+    assert set_then_changed(tmp_path, store, project, "app.json", app,
+                            [('"deploymentTarget": "15.1"', '"deploymentTarget": "16.0"')], shared=False) == [
+        "expo.plugins.expo-build-properties.ios.deploymentTarget = 16.0 (was 15.1) in app.json"]
+
+
+def test_toml_dependency_version(tmp_path, store, project):
+    assert set_then_changed(tmp_path, store, project, "pyproject.toml",
+                            '[project]\nname = "wren"\ndependencies = [\n  "celery==5.3.6",\n  "arq>=0.25",\n]\n',
+                            [('"celery==5.3.6"', '"celery==5.4.0"')]) == [
+        "project.dependencies.celery = 5.4.0 (was 5.3.6) in pyproject.toml"]
+
+
+def test_ini_properties(tmp_path, store, project):
+    assert set_then_changed(tmp_path, store, project, "src/main/resources/application.properties",
+                            "server.port=8081\nspring.jpa.open-in-view=true\n",
+                            [("spring.jpa.open-in-view=true", "spring.jpa.open-in-view=false")]) == [
+        "spring.jpa.open-in-view = false (was true) in src/main/resources/application.properties"]
+
+
+def test_env_file_written_over(tmp_path, store, project):
+    assert set_then_changed(tmp_path, store, project, ".env", "export PORT=8080\nLOG_LEVEL=info\n",
+                            write="export PORT=8090\nLOG_LEVEL=info\n") == ["PORT = 8090 (was 8080) in .env"]
+
+
+def test_version_file(tmp_path, store, project):
+    assert set_then_changed(tmp_path, store, project, ".nvmrc", "20.11.1\n", write="22.1.0\n") == [
+        "node = 22.1.0 (was 20.11.1) in .nvmrc"]
+
+
+@pytest.mark.parametrize("path, first, old, new, expected", [
+    ("requirements.txt", "celery==5.3.6\narq==0.25\n", "celery==5.3.6", "celery==5.4.0",
+     "celery = 5.4.0 (was 5.3.6) in requirements.txt"),
+    ("Gemfile", 'source "https://rubygems.org"\ngem "rails", "~> 7.1.2"\n', '"~> 7.1.2"', '"~> 7.1.3"',
+     "gem rails = ~> 7.1.3 (was ~> 7.1.2) in Gemfile"),
+    ("go.mod", "module x\n\ngo 1.21\n", "go 1.21", "go 1.22", "go = 1.22 (was 1.21) in go.mod"),
+    ("mix.exs", 'defp deps do\n  [{:phoenix, "~> 1.7.10"}]\nend\n', '"~> 1.7.10"', '"~> 1.7.12"',
+     "deps.phoenix = ~> 1.7.12 (was ~> 1.7.10) in mix.exs"),
+    ("build.gradle.kts", 'plugins {\n  id("org.springframework.boot") version "3.2.1"\n}\n', '"3.2.1"', '"3.2.2"',
+     "plugin org.springframework.boot = 3.2.2 (was 3.2.1) in build.gradle.kts"),
+    ("package.json", '{\n  "dependencies": {\n    "react": "^18.2.0"\n  }\n}\n', '"react": "^18.2.0"',
+     '"react": "^18.3.1"', "dependencies.react = ^18.3.1 (was ^18.2.0) in package.json"),
+    ("gradle/libs.versions.toml", '[versions]\nkotlin = "1.9.22"\n', 'kotlin = "1.9.22"', 'kotlin = "2.0.0"',
+     "versions.kotlin = 2.0.0 (was 1.9.22) in gradle/libs.versions.toml"),
+])
+def test_package_manifests(tmp_path, store, project, path, first, old, new, expected):
+    assert set_then_changed(tmp_path, store, project, path, first, [(old, new)]) == [expected]
+
+
+def test_lockfile_read_again_after_an_install(tmp_path, store, project):
+    lock = '[[package]]\nname = "celery"\nversion = "{}"\n\n[[package]]\nname = "arq"\nversion = "0.25.0"\n'
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("What's locked?"), Assistant("celery 5.3.6.", [Read("poetry.lock", lock.format("5.3.6"))])]),
+        ("s2", 2, [User("Update celery."), Assistant("Updated.", [Bash("poetry update celery", "Writing lock file"),
+                                                                 Read("poetry.lock", lock.format("5.4.0"))])]),
+    ])
+    assert stated(store) == ["celery = 5.4.0 (was 5.3.6) in poetry.lock"]
+
+
+def test_dockerfile_base_image(tmp_path, store, project):
+    assert set_then_changed(tmp_path, store, project, "Dockerfile",
+                            "FROM node:20-alpine AS build\nWORKDIR /app\nENV PORT=8080\n",
+                            [("FROM node:20-alpine AS build", "FROM node:22-alpine AS build")]) == [
+        "FROM build = node:22-alpine (was node:20-alpine) in Dockerfile"]
+
+
+def test_github_actions_workflow(tmp_path, store, project):
+    workflow = ("on:\n  schedule:\n    - cron: '0 3 * * *'\njobs:\n  test:\n    runs-on: ubuntu-22.04\n"
+                "    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v3\n")
+    assert set_then_changed(tmp_path, store, project, ".github/workflows/ci.yml", workflow,
+                            [("ubuntu-22.04", "ubuntu-24.04"), ("setup-node@v3", "setup-node@v4")]) == [
+        "jobs.test.runs-on = ubuntu-24.04 (was ubuntu-22.04) in .github/workflows/ci.yml",
+        "jobs.test.steps[actions/setup-node].uses = actions/setup-node@v4 (was actions/setup-node@v3) "
+        "in .github/workflows/ci.yml"]
+
+
+def test_github_actions_schedule(tmp_path, store, project):
+    workflow = "on:\n  schedule:\n    - cron: '0 3 * * *'\njobs:\n  sync:\n    runs-on: ubuntu-latest\n"
+    assert set_then_changed(tmp_path, store, project, ".github/workflows/nightly.yml", workflow,
+                            [("'0 3 * * *'", "'30 1 * * *'")]) == [
+        "on.schedule[0].cron = 30 1 * * * (was 0 3 * * *) in .github/workflows/nightly.yml"]
+
+
+def test_sql_new_migration_reschedules_a_cron_job(tmp_path, store, project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Send the digest nightly."), Assistant("Scheduled.", [Write(
+            "supabase/migrations/20240301_digest.sql",
+            "select cron.schedule('nightly-digest', '0 3 * * *', $$select send_digest()$$);\n")])]),
+        ("s2", 2, [User("Have it go out half an hour earlier."), Assistant("New migration.", [Write(
+            "supabase/migrations/20240402_digest_earlier.sql",
+            "select cron.unschedule('nightly-digest');\n"
+            "select cron.schedule('nightly-digest', '30 2 * * *', $$select send_digest()$$);\n")])]),
+    ])
+    assert stated(store) == ["cron job nightly-digest = 30 2 * * * (was 0 3 * * * in "
+                             "supabase/migrations/20240301_digest.sql) in "
+                             "supabase/migrations/20240402_digest_earlier.sql"]
+
+
+def test_terraform_attribute(tmp_path, store, project):
+    tf = 'resource "aws_ecs_service" "api" {\n  name          = "api"\n  desired_count = 2\n}\n'
+    assert set_then_changed(tmp_path, store, project, "infra/ecs.tf", tf,
+                            [("desired_count = 2", "desired_count = 3")], shared=False) == [
+        "aws_ecs_service.api.desired_count = 3 (was 2) in infra/ecs.tf"]
+
+
+def test_elixir_config_fragment(tmp_path, store, project):
+    config = 'import Config\n\nconfig :shop, Shop.Repo,\n  username: "postgres",\n  pool_size: 10\n'
+    assert set_then_changed(tmp_path, store, project, "config/prod.exs", config,
+                            [("  pool_size: 10", "  pool_size: 20")], shared=False) == [
+        "config :shop, Shop.Repo, pool_size = 20 (was 10) in config/prod.exs"]
+
+
+def test_generic_config_lines(tmp_path, store, project):
+    assert set_then_changed(tmp_path, store, project, "infra/staging.bicepparam",
+                            "using './main.bicep'\nparam minReplicas = 1\n",
+                            [("param minReplicas = 1", "param minReplicas = 2")]) == [
+        "minReplicas = 2 (was 1) in infra/staging.bicepparam"]
+
+
+def test_notebook_cell(tmp_path, store, project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Notebook."), Assistant("Cell set.", [NotebookEdit("train.ipynb", "params", "LR = 3e-4\n")])]),
+        ("s2", 2, [User("Lower the learning rate."),
+                   Assistant("Lowered.", [NotebookEdit("train.ipynb", "params", "LR = 1e-4\n")])]),
+    ])
+    assert stated(store) == ["LR = 1e-4 (was 3e-4) in train.ipynb"]
+
+
+def test_a_constant_in_code_and_an_option_in_a_batch_script(tmp_path, store, project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Client."), Assistant("Written.", [
+            Write("src/hubspot_client.py", "HUBSPOT_MAX_RPS = 10\n"),
+            Write("scripts/train.sbatch", "#SBATCH --partition=a100\n")])]),
+        ("s2", 2, [User("We hit 429s: four a second."),
+                   Assistant("Lowered.", [Edit("src/hubspot_client.py", "HUBSPOT_MAX_RPS = 10", "HUBSPOT_MAX_RPS = 4"),
+                                          Edit("scripts/train.sbatch", "--partition=a100", "--partition=h100")])]),
+    ])
+    assert stated(store) == ["--partition = h100 (was a100) in scripts/train.sbatch",
+                             "HUBSPOT_MAX_RPS = 4 (was 10) in src/hubspot_client.py"]
+
+
+# ---------------------------------------------------------------------------------------------------- commands
+def test_install_output_and_version_commands(tmp_path, store, project):
+    old = store.create_chunk("Decision: stay on celery 5.3.6 until arq is ready.", created=_days_ago(20),
+                             chunk_type="decision", metadata={"kind": "decision"})
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Which node?"), Assistant("Node 20.", [Bash("node -v", "v20.11.1")])]),
+        ("s2", 2, [User("Upgrade celery, and what node is this box on?"),
+                   Assistant("Done.", [Bash("pip install -U celery",
+                                            "  Attempting uninstall: celery\n    Found existing installation: celery "
+                                            "5.3.6\n    Uninstalling celery-5.3.6:\n      Successfully uninstalled "
+                                            "celery-5.3.6\nSuccessfully installed celery-5.4.0"),
+                                       Bash("node --version", "v22.1.0")])]),
+    ])
+    assert stated(store) == ["celery version = 5.4.0 (was 5.3.6) from `pip install -U celery`",
+                             "node version = 22.1.0 (was 20.11.1) from `node --version`"]
+    assert store.get_chunk(old.id).status == "active"  # another project's memory (none given): not this one's
+    mine = store.create_chunk("Decision: the worker runs celery 5.3.6.", created=_days_ago(20), chunk_type="decision",
+                              metadata={"kind": "decision", "project": project_of(store)})
+    capture(tmp_path, store, project, [("s3", 1, [User("Again."), Assistant("Done.", [Bash(
+        "pip install -U celery", "Successfully uninstalled celery-5.3.6\nSuccessfully installed celery-5.4.1")])])])
+    assert store.get_chunk(mine.id).status == "superseded"
+
+
+def test_sed_in_place_on_a_config_file(tmp_path, store, project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Deploy."), Assistant("Written.", [Write("k8s/values.yaml", "replicas: 2\n")])]),
+        ("s2", 2, [User("Scale."),
+                   Assistant("Scaled.", [Bash("sed -i 's/replicas: 2/replicas: 3/' k8s/values.yaml")])]),
+    ])
+    assert stated(store) == ["replicas = 3 (was 2) in k8s/values.yaml"]
+
+
+# ---------------------------------------------------------------------------------------------------- what is none
+def test_what_records_no_change(tmp_path, store, project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Set up."), Assistant("Written.", [
+            Write("values.yaml", "replicaCount: 2\n"), Write("src/app.py", "port = 8080\n"),
+            Write(".env", "API_TOKEN=sk_live_51HqLyjWDarjtT1zdp7dc\n")])]),
+        ("s2", 5, [User("Look."), Assistant("Same.", [Read("values.yaml", "replicaCount: 2\n"),
+                                                     Edit("values.yaml", "# chart\n", "# the api chart\n")])]),
+        ("s3", 2, [User("Code."), Assistant("Edited.", [Write("src/app.py", "port = 8090\n"),
+                                                       Write(".env", "API_TOKEN=sk_live_51HqLyjWDarjtT1zdp7xx\n")])]),
+    ])
+    assert stated(store) == []  # a first write, a read of the same value, a variable in code, a secret
+
+
+# ---------------------------------------------------------------------------------------------------- derived data
+def test_settings_are_kept_on_turns_and_search_db_derives_them(tmp_path, store, project):
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Chart."),
+                   Assistant("Written.", [Write("values.yaml", "replicaCount: 2\nimage:\n  tag: a1\n")])]),
+        ("s2", 2, [User("Three."), Assistant("Done.", [Edit("values.yaml", "replicaCount: 2", "replicaCount: 3")])]),
+    ])
+
+    def rows():
+        conn = search_index.connect(store.root, readonly=True)
+        try:
+            return sorted(conn.execute("SELECT path, key, value, id FROM settings").fetchall())
+        finally:
+            conn.close()
+
+    before = rows()
+    assert [(p, k, v) for p, k, v, _ in before] == [("values.yaml", "image.tag", "a1"),
+                                                    ("values.yaml", "replicaCount", "2"),
+                                                    ("values.yaml", "replicaCount", "3")]
+    turn = store.get_chunk(before[-1][3])
+    assert turn.kind == "turn" and turn.metadata["extra"]["settings"] == [
+        {"path": "values.yaml", "key": "replicaCount", "value": "3"}]
+    store.reindex()
+    assert rows() == before
+
+
+# ---------------------------------------------------------------------------------------------------- read back
+def test_the_brief_and_recall_read_the_same_change(tmp_path, store, project, monkeypatch):
+    """Through the real hooks: the next session's brief lists the change memory among the values changed lately,
+    the decision it replaced is marked replaced by it, and the turn that stated the old value is marked too."""
+    monkeypatch.setenv("RLM_MEM_BACKGROUND", "0")
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Chart for the api, autoscaling up to 5."), Assistant("Chart written.", [Write(
+            "charts/api/values.yaml", "replicaCount: 2\nautoscaling:\n  enabled: true\n  maxReplicas: 5\n")])])])
+    decided = store.create_chunk("Decision: the api autoscales to maxReplicas: 5 until the load test.",
+                                 created=_days_ago(8), chunk_type="decision",
+                                 metadata={"kind": "decision", "project": project_of(store)})
+    capture(tmp_path, store, project, [
+        ("s2", 2, [User("The load test passed: raise the ceiling to 8."),
+                   Assistant("Raised.", [Edit("charts/api/values.yaml", "maxReplicas: 5", "maxReplicas: 8")])])])
+    (memory,) = change_memories(store)
+    base = {"session_id": "s3", "transcript_path": str(tmp_path / "s3.jsonl"), "cwd": str(project)}
+    (start,) = fire("SessionStart", dict(base, source="startup"))
+    lately = start.context.split("Values changed lately", 1)[1].split("\n- ", 1)[1].split("\n", 1)[0]
+    assert memory.id in lately and "autoscaling.maxReplicas = 8 (was 5)" in lately
+    (prompt,) = fire("UserPromptSubmit", dict(base, prompt="How many replicas can the api autoscale to?"))
+    lines = prompt.context.splitlines()
+    assert any(memory.id[-8:] in line and "maxReplicas = 8" in line for line in lines), prompt.context
+    stale = [line for line in lines if "maxReplicas: 5" in line]
+    assert stale and all("replaced" in line for line in stale), prompt.context
+    assert store.get_chunk(decided.id).links["superseded_by"] == [memory.id]

@@ -1,0 +1,132 @@
+"""The units of brain/capture/tools, each with cases it must catch and look-alikes it must leave: install and
+upgrade output, version commands, `sed -i`, a key's latest value, the value pairs and the request of a change."""
+import pytest
+
+from brain.capture.settings.lines import written_line
+from brain.capture.tools.commands import sed_edits, tool_version
+from brain.capture.tools.files import apply_edits
+from brain.capture.tools.latest import Known, SettingChange
+from brain.capture.tools.packages import installed_versions
+from brain.capture.tools.records import request, statement, value_pairs
+from brain.capture.transcript import Turn
+
+
+@pytest.mark.parametrize("command, output, expected", [
+    ("pip install -U celery", "    Uninstalling celery-5.3.6:\n      Successfully uninstalled celery-5.3.6\n"
+                              "Successfully installed celery-5.4.0 kombu-5.3.7", {"celery": ("5.3.6", "5.4.0"),
+                                                                                  "kombu": (None, "5.3.7")}),
+    ("mix deps.update phoenix", "Upgraded:\n  phoenix 1.7.10 => 1.7.12\n", {"phoenix": ("1.7.10", "1.7.12")}),
+    ("bundle update rails", "Installing rails 7.1.3 (was 7.1.2)\nBundle updated!", {"rails": ("7.1.2", "7.1.3")}),
+    ("cargo update -p serde", "    Updating serde v1.0.196 -> v1.0.197", {"serde": ("1.0.196", "1.0.197")}),
+    ("brew upgrade node", "==> Upgrading node\n  node 20.1.0 -> 22.0.0", {"node": ("20.1.0", "22.0.0")}),
+    ("apt-get install --only-upgrade nginx", "Unpacking nginx (1.24.0-2) over (1.22.1-1) ...",
+     {"nginx": ("1.22.1-1", "1.24.0-2")}),
+    ("terraform init -upgrade", "- Installing hashicorp/aws v5.40.0...\n- Installed hashicorp/aws v5.40.0 (signed)",
+     {"hashicorp/aws": (None, "5.40.0")}),
+    ("pnpm update react", "dependencies:\n- react 18.2.0\n+ react 18.3.1\n", {"react": ("18.2.0", "18.3.1")}),
+    ("poetry update celery", "  - Updating celery (5.3.6 -> 5.4.0)", {"celery": ("5.3.6", "5.4.0")}),
+    ("go get github.com/go-chi/chi/v5@latest", "go: upgraded github.com/go-chi/chi/v5 v5.0.10 => v5.0.12",
+     {"github.com/go-chi/chi/v5": ("5.0.10", "5.0.12")}),
+    # look-alikes: a command that installs nothing, output without versions, a migration's arrow, a download
+    ("pytest -q", "a 1.0 -> 1.1\n3 passed", {}),
+    ("npm install", "added 247 packages, and audited 248 packages in 5s", {}),
+    ("alembic upgrade head", "Running upgrade 0042 -> 0043, add index", {}),
+    ("pip install celery", "  Downloading celery-5.4.0-py3-none-any.whl (425 kB)", {}),
+])
+def test_installed_versions(command, output, expected):
+    assert installed_versions(command, output) == expected
+
+
+@pytest.mark.parametrize("command, output, expected", [
+    ("node -v", "v20.11.1", ("node", "20.11.1")),
+    ("python3.12 --version", "Python 3.12.1", ("python", "3.12.1")),
+    ("go version", "go version go1.22.1 linux/amd64", ("go", "1.22.1")),
+    ("terraform version", "Terraform v1.7.4\non linux_amd64", ("terraform", "1.7.4")),
+    ("npx prisma --version", "prisma : 5.10.2", ("prisma", "5.10.2")),
+    ("ls -v", "a b", None),  # no version printed
+    ("node -v && npm -v", "v20.11.1\n10.2.4", None),  # which line is whose: not said
+    ("node script.js --version", "v1.0.0", None),  # a script's own option
+])
+def test_tool_version(command, output, expected):
+    assert tool_version(command, output) == expected
+
+
+@pytest.mark.parametrize("command, expected", [
+    ("sed -i 's/replicas: 2/replicas: 3/' k8s/api.yaml && kubectl apply -f k8s/",
+     [("k8s/api.yaml", "replicas: 2", "replicas: 3")]),
+    ("sed -i.bak 's|PORT=8080|PORT=8090|' .env", [(".env", "PORT=8080", "PORT=8090")]),
+    ("sed 's/a/b/' in.txt > out.txt", []),  # not in place
+    ("sed -i 's/^PORT=.*/PORT=8090/' .env", []),  # a pattern, not the text it replaces
+    ("sed -i 's/a/b/' *.yaml", []),  # which files: not said
+])
+def test_sed_edits(command, expected):
+    assert sed_edits(command) == expected
+
+
+def test_apply_edits_in_order_or_not_at_all():
+    assert apply_edits("a: 1\nb: 1\n", [("a: 1", "a: 2", False), ("1", "3", True)]) == "a: 2\nb: 3\n"
+    assert apply_edits("a: 1\n", [("a: 9", "a: 2", False)]) is None
+    assert apply_edits(None, [("a", "b", False)]) is None
+
+
+def test_written_line():
+    assert written_line("replicaCount: 3\nautoscaling:\n  maxReplicas: 8\n", "autoscaling.maxReplicas", "8") == \
+        "maxReplicas: 8"
+    assert written_line('  "ReminderLeadHours": 48,\n', "Reminders.ReminderLeadHours", "48") == \
+        '"ReminderLeadHours": 48'
+    assert written_line("x: " + "y" * 200 + "\n", "x", "y" * 200) is None
+
+
+def test_known_latest_value_same_file_then_family_then_project_wide():
+    known = Known([("charts/api/values.yaml", "replicaCount", "2"), ("charts/api/values.yaml", "replicaCount", "3"),
+                   ("charts/worker/values.yaml", "replicaCount", "1"), ("", "node version", "20.11.1"),
+                   ("db/migrations/001_a.sql", "cron job digest", "0 3 * * *")])
+    assert known.latest("charts/api/values.yaml", "replicaCount") == ("3", "charts/api/values.yaml")
+    assert known.latest("charts/api/values-prod.yaml", "replicaCount") == ("3", "charts/api/values.yaml")
+    assert known.latest("charts/web/values.yaml", "replicaCount") is None  # another chart's
+    assert known.latest("", "node version") == ("20.11.1", "")
+    assert known.latest("supabase/migrations/002_b.sql", "cron job digest") == ("0 3 * * *", "db/migrations/001_a.sql")
+
+
+def test_known_completes_a_fragments_key_only_when_one_key_ends_in_it():
+    known = Known([("values.yaml", "autoscaling.maxReplicas", "5"), ("values.yaml", "a.enabled", "true"),
+                   ("values.yaml", "b.enabled", "false")])
+    assert known.resolve("values.yaml", "maxReplicas") == "autoscaling.maxReplicas"
+    assert known.resolve("values.yaml", "Replicas") == "Replicas"  # a part of a name is no key
+    assert known.resolve("values.yaml", "enabled") == "enabled"  # two end in it: which one is not known
+
+
+def _turn(role, text, uuid):
+    return Turn(uuid=uuid, offset=0, role=role, text=text, timestamp="2026-01-01T00:00:00Z", session_id="s")
+
+
+def test_value_pairs_name_the_key_beside_unspecific_values_and_keep_specific_ones_bare():
+    turn = _turn("assistant", "Done: 10 login attempts per minute now.", "a")
+    switch = SettingChange(turn, "values.yaml", "flags.batchDoorOpen", "false", "true", None, "values.yaml")
+    assert value_pairs(switch) == [("batchDoorOpen = false", "batchDoorOpen = true")]
+    image = SettingChange(turn, "k8s/api.yaml", "Deployment/api.spec.template.spec.containers[api].image",
+                          "ghcr.io/acme/api:1.4.2", "ghcr.io/acme/api:1.5.0", None, "k8s/api.yaml")
+    assert ("ghcr.io/acme/api:1.4.2", "ghcr.io/acme/api:1.5.0") in value_pairs(image)
+    limit = SettingChange(turn, ".env", "LOGIN_LIMIT", "5", "10", None, ".env")
+    assert value_pairs(limit) == [("LOGIN_LIMIT = 5", "LOGIN_LIMIT = 10"),
+                                  ("5 login attempts", "10 login attempts"), ("5 attempts", "10 attempts")]
+    timeout = SettingChange(turn, "config.yaml", "http.timeout", "30s", "45s", None, "config.yaml")
+    assert ("30 seconds", "45 seconds") in value_pairs(timeout)
+    dependency = SettingChange(turn, "package.json", "dependencies.react", "^18.2.0", "^18.3.1", None, "package.json")
+    assert ("react 18.2.0", "react 18.3.1") in value_pairs(dependency)
+    version = SettingChange(turn, "", "node version", "20.11.1", "22.1.0", "node -v", "")
+    assert value_pairs(version)[0] == ("node 20.11.1", "node 22.1.0")
+
+
+def test_the_request_is_the_persons_sentence_about_the_change():
+    asked = _turn("user", "Thanks. Traffic is up: raise the ceiling to 8. Also fix the typo.", "u")
+    reply = _turn("assistant", "Done.", "a")
+    change = SettingChange(reply, "values.yaml", "autoscaling.maxReplicas", "5", "8", None, "values.yaml")
+    assert request(change, [asked, reply]) == "Traffic is up: raise the ceiling to 8."
+    unrelated = SettingChange(reply, "values.yaml", "image.tag", "a1", "b2", None, "values.yaml")
+    assert request(unrelated, [asked, reply]) == ""
+    assert request(change, [reply]) == ""  # no one asked in this exchange
+    assert statement(change) == "autoscaling.maxReplicas = 8 (was 5) in values.yaml"
+    elsewhere = change._replace(path="values-prod.yaml", line="maxReplicas: 8")
+    assert statement(elsewhere) == "autoscaling.maxReplicas = 8 (was 5 in values.yaml) in values-prod.yaml " \
+                                   "(`maxReplicas: 8`)"
