@@ -10,6 +10,7 @@ import click
 
 from brain.context.resolve import resolve
 from brain.store.chunk_store import ChunkStore
+from brain.safety.redact import redact
 from brain.util.errors import RlmMemError
 
 
@@ -44,13 +45,14 @@ def emit_json(value) -> None:
 
 
 def as_click_error(exc: BaseException) -> click.ClickException:
-    """The `Error: ...` a person sees for an exception a command let through."""
+    """The `Error: ...` a person sees for an exception a command let through (redacted: a path or a library's message
+    may quote a token)."""
     if isinstance(exc, RlmMemError):
-        return click.ClickException(str(exc))
+        return click.ClickException(redact(str(exc)))
     if isinstance(exc, OSError):
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
-        return click.ClickException(f"{exc.strerror or exc}{where}")
-    return click.ClickException(f"unexpected {type(exc).__name__}: {exc} (RLM_MEM_DEBUG=1 shows details)")
+        return click.ClickException(redact(f"{exc.strerror or exc}{where}"))
+    return click.ClickException(redact(f"unexpected {type(exc).__name__}: {exc} (RLM_MEM_DEBUG=1 shows details)"))
 
 
 @contextmanager

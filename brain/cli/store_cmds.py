@@ -233,7 +233,7 @@ def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, a
             try:
                 normalize_timestamp(value)
             except ValueError:
-                raise click.BadParameter(f"{value!r} is not an ISO date or time", param_hint=name) from None
+                raise click.BadParameter("not an ISO date or time", param_hint=name) from None
     chunks = env.store.list_chunks(conversation_id=conversation, tags=tags, chunk_type=chunk_type, since=since,
                                    until=until, project=project, kind=kind, archived=archived)
     hidden = 0 if sensitive else sum(1 for c in chunks if too_sensitive(c))

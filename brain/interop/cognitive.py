@@ -19,6 +19,7 @@ from brain.interop.records import (
     timestamp,
     with_title,
 )
+from brain.safety.redact import redact
 
 FORMAT = "cognitive"
 TYPES = {
@@ -94,6 +95,6 @@ def _edge(src: Path, meta: dict, body: str) -> LinkRequest:
         if meta.get(name) is not None:
             original["edge_id" if name == "id" else name] = meta[name]
     if body.strip():
-        original["description"] = body.strip()[:2000]
+        original["description"] = redact(body.strip())[:2000]  # redacted, then cut
     return LinkRequest(src=str(meta["from_id"]), link_type=link_type(relation), dst=str(meta["to_id"]),
                        file=str(src), original=original)

@@ -103,7 +103,7 @@ class ChunkStore:
                     project=None, kind=None, status=None, archived: bool = False, limit: int | None = None) -> list:
         """Chunks matching every filter given (tags: all of them), oldest first."""
         if chunk_type is not None and chunk_type not in CHUNK_TYPES:
-            raise ChunkValidationError(f"unknown type {chunk_type!r}; use one of {', '.join(CHUNK_TYPES)}")
+            raise ChunkValidationError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
         want_tags = set(clean_tags(tags))
         since = normalize_timestamp(since) if since else None
         until = normalize_timestamp(until) if until else None
@@ -344,7 +344,7 @@ class ChunkStore:
                     remove: bool = False) -> Chunk:
         """Add (or remove) a link from source to target. supports/contradicts are the manual types."""
         if link_type not in LINK_TYPES + EXTRA_LINKS:
-            raise ChunkValidationError(f"unknown link type {link_type!r}; use {' or '.join(MANUAL_LINK_TYPES)}")
+            raise ChunkValidationError(f"unknown link type; use {' or '.join(MANUAL_LINK_TYPES)}")
         source_path, target_path = self.layout.chunk_path(source_id), self.layout.chunk_path(target_id)
         if source_id == target_id:
             raise ChunkValidationError("a chunk cannot link to itself")
@@ -610,7 +610,7 @@ def _apply_changes(data: dict, changes: dict, max_tokens: int) -> None:
                 raise ChunkValidationError(f"new content is {data['tokens']} tokens; a chunk holds at most {max_tokens}")
         elif name in ("chunk_type", "type"):
             if value not in CHUNK_TYPES:
-                raise ChunkValidationError(f"unknown type {value!r}; use one of {', '.join(CHUNK_TYPES)}")
+                raise ChunkValidationError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
             data["type"] = value
         elif name == "tags":
             data["tags"] = clean_tags(value)
@@ -624,7 +624,7 @@ def _apply_changes(data: dict, changes: dict, max_tokens: int) -> None:
             else:
                 md[name] = float(value) if name == "confidence" and isinstance(value, (int, float)) else value
         else:
-            raise ChunkValidationError(f"cannot update field {name!r}")
+            raise ChunkValidationError(f"cannot update field {redact(str(name))[:40]!r}")
     md["updated"] = utc_now()
     data["metadata"] = md
 
