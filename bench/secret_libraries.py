@@ -27,18 +27,20 @@ sys.path[:0] = [str(BUNDLE), str(BUNDLE / "bench"), str(BUNDLE / "tests")]
 
 
 def load(folder: Path):
+    from harness.trust_corpus import decode
+
     def lines(name):
         path = folder / name
         if not path.exists():
             return []
-        return [line.replace("\\n", "\n") for line in path.read_text(encoding="utf-8").splitlines()
+        return [decode(line) for line in path.read_text(encoding="utf-8").splitlines()
                 if line.strip() and not line.startswith("#")]
     positives = []
     for line in lines("positives.txt"):
         _, marked = line.split("\t", 1)
         positives.append((marked.replace("«", "").replace("»", ""), re.findall("«([^»]*)»", marked)))
     alone = [(line.split("\t", 1)[1], [line.split("\t", 1)[1]]) for line in lines("alone.txt")]
-    return positives, alone, lines("lookalikes.txt")
+    return positives, alone, [line.split("\t", 1)[-1] for line in lines("lookalikes.txt")]
 
 
 def capture_text(turns=2000) -> list:

@@ -48,6 +48,9 @@ from demo import SESSION_1, write_transcript  # noqa: E402
 from harness.claude_code import hook_commands  # noqa: E402
 from harness.trust_corpus import ALONE_PATHS, FIXTURES, leaked, lookalikes_changed, run_paths  # noqa: E402
 
+sys.path.insert(0, str(CODE))  # (demo put this checkout first: the code measured comes first again)
+assert "brain" not in sys.modules, "brain was imported before the code under test was chosen"
+
 PYTHON = BUNDLE / ".venv" / "bin" / "python"
 BARE = f"{shlex.quote(str(PYTHON))} -I -c pass"
 EVENTS = {"session-start": "SessionStart", "user-prompt-submit": "UserPromptSubmit", "stop": "Stop",

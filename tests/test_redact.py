@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.trust_corpus import decode
+
 from brain.safety import redact as redact_module
 from brain.safety.redact import KINDS, find_secrets, redact
 
@@ -23,7 +25,7 @@ ALNUM = string.ascii_letters + string.digits
 
 def _fixture_lines(name):
     lines = FIXTURES.joinpath(name).read_text(encoding="utf-8").splitlines()
-    return [pytest.param(line.replace("\\n", "\n"), id=f"{name}:{number}")
+    return [pytest.param(decode(line), id=f"{name}:{number}")
             for number, line in enumerate(lines, 1) if line.strip() and not line.startswith("#")]
 
 

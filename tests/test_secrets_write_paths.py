@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from harness.claude_code import BUNDLE_ROOT
+from harness.trust_corpus import decode
 
 from brain.cli.main import cli
 from brain.scripts import ChunkStore
@@ -17,7 +18,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "secrets"
 
 def corpus(name):
     lines = FIXTURES.joinpath(name).read_text(encoding="utf-8").splitlines()
-    return [line.replace("\\n", "\n") for line in lines if line.strip() and not line.startswith("#")]
+    return [decode(line) for line in lines if line.strip() and not line.startswith("#")]
 
 
 POSITIVES = [(line.split("\t", 1)[1].replace("«", "").replace("»", ""), re.findall("«([^»]*)»", line))

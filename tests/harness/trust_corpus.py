@@ -34,11 +34,20 @@ PIECE = 12  # a token's characters that, found in a row, count as a piece of it 
 
 
 # ---------------------------------------------------------------- the corpus
+_ESCAPE = re.compile(r"\\([\\nt])")
+
+
+def decode(field: str) -> str:
+    """A corpus field's escapes, read left to right: \\n a newline, \\t a tab, \\\\ one backslash (any other
+    backslash is itself)."""
+    return _ESCAPE.sub(lambda m: {"n": "\n", "t": "\t", "\\": "\\"}[m.group(1)], field)
+
+
 def _lines(path: Path) -> list:
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
-    return [line.replace("\\n", "\n") for line in lines if line.strip() and not line.startswith("#")]
+    return [decode(line) for line in lines if line.strip() and not line.startswith("#")]
 
 
 def corpus(name, folder=FIXTURES):
@@ -73,6 +82,11 @@ def alone_cases(folder=FIXTURES, one_per_kind=False) -> list:
         kinds.add(kind)
         out.append((kind, token.strip(), [token.strip()] if len(token.strip()) >= MIN_SECRET else []))
     return out
+
+
+def lookalikes(folder=FIXTURES) -> list:
+    """The look-alike texts (a line may be `kind<TAB>text`)."""
+    return [line.split("\t", 1)[1] if "\t" in line else line for line in corpus("lookalikes.txt", folder)]
 
 
 def _cli(root, *args, stdin=None):
@@ -211,7 +225,7 @@ def tags(root, tmp, texts):
         tag = _tag(text)
         if tag is None:
             continue
-        p = _cli(root, "remember", "--json", "--tags", tag, stdin="A tagged note.")
+        p = _cli(root, "remember", "--json", "--tags", tag, stdin=f"A tagged note {len(outputs)}.")  # (distinct)
         outputs.append(p.output)
         if p.exit_code == 0:
             outputs.append(_cli(root, "update", json.loads(p.stdout)[0]["id"], "--tags", f"x,{tag}").output)
@@ -220,8 +234,8 @@ def tags(root, tmp, texts):
 
 def conversation_ids(root, tmp, texts):
     """The text (its words up to 200 characters) as the conversation a memory is filed under."""
-    return [_cli(root, "remember", "--conversation", _words_within(text, 200), stdin="A filed note.").output
-            for text in texts]
+    return [_cli(root, "remember", "--conversation", _words_within(text, 200), stdin=f"A filed note {i}.").output
+            for i, text in enumerate(texts)]  # (distinct content: the same content is the same memory)
 
 
 def audit_reasons(root, tmp, texts):
@@ -344,11 +358,13 @@ def candidates_fallback(root, tmp, texts):
 # ---------------------------------------------------------------- write paths for a token stored alone
 def alone_tags(root, tmp, tokens):
     """The token as a tag (a longer one is refused: the refusal is searched too)."""
-    return [_cli(root, "remember", "--tags", token, stdin="A tagged note.").output for token in tokens]
+    return [_cli(root, "remember", "--tags", token, stdin=f"A tagged note {i}.").output
+            for i, token in enumerate(tokens)]
 
 
 def alone_conversation_ids(root, tmp, tokens):
-    return [_cli(root, "remember", "--conversation", token, stdin="A filed note.").output for token in tokens]
+    return [_cli(root, "remember", "--conversation", token, stdin=f"A filed note {i}.").output
+            for i, token in enumerate(tokens)]
 
 
 def alone_metadata_ids(root, tmp, tokens):
@@ -430,7 +446,7 @@ def run_paths(tmp: Path, folder=FIXTURES, *, one_per_kind=False, only=None) -> l
         texts = [text for _, text, _ in items]
         if write is tags:  # only the lines that fit in a tag are written as one
             items = [item for item in items if _tag(item[1]) is not None]
-        written = [(kind, secrets) for kind, _, secrets in items]
+        written = [(kind, secrets, text) for kind, text, secrets in items]
         others = write(root, tmp, texts) or []
         rows.append((path, field, written, root, others))
     return rows
@@ -483,18 +499,36 @@ def _haystack(root: Path, texts) -> tuple:
     return joined, stored, names
 
 
-def found(secret, joined: str) -> bool:
+def found(secret, joined: str, public: str = "") -> bool:
+    """Whether `secret`, or a piece of it, is in `joined` (lower-cased). A piece that the case's own words outside
+    the secret also hold (`public`, lower-cased: "LS0tLS1CRUdJ", base64 of "-----BEGIN", beside a certificate) is
+    no evidence."""
     for piece in _pieces(secret):
+        if piece is not secret and piece.lower() in public:
+            continue
         forms = {piece.lower(), json.dumps(piece)[1:-1].lower(), " ".join(piece.split()).lower()}
         if any(form in joined for form in forms):
             return True
     return False
 
 
+def public_text(text, secrets) -> str:
+    """The case's text without its secrets, lower-cased."""
+    for secret in secrets:
+        text = text.replace(secret, "\0")
+    return text.lower()
+
+
 def leaked(root: Path, texts, items) -> list:
-    """The kinds of `items` ([(kind, secrets)]) whose secret (or a piece of it) is stored under `root` or in `texts`."""
+    """The kinds of `items` ([(kind, secrets[, the case's text])]) whose secret (or a piece of it) is stored under
+    `root` or in `texts`."""
     joined, _, _ = _haystack(root, texts)
-    return [kind for kind, secrets in items if any(found(s, joined) for s in secrets)]
+    out = []
+    for kind, secrets, *text in items:
+        public = public_text(text[0], secrets) if text else ""
+        if any(found(s, joined, public) for s in secrets):
+            out.append(kind)
+    return out
 
 
 def leaks(root: Path, texts=(), cases=None) -> list:
@@ -515,7 +549,7 @@ def lookalikes_changed(tmp: Path, folder=FIXTURES) -> dict:
     commands, tags, conversation ids and metadata (library: title, extra)."""
     from brain.scripts import ChunkStore
 
-    lines = corpus("lookalikes.txt", folder)
+    lines = lookalikes(folder)
     out = {}
     root = tmp / "lookalikes-content"
     for text in lines:
