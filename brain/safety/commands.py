@@ -68,7 +68,7 @@ _CLI_COMMANDS = {
                      "ldapmodrdn", "ldapexop"), {"next": ("-w",)}),
     "ldappasswd": {"next": ("-w", "-s", "-a")},
     **dict.fromkeys(("snmpwalk", "snmpget", "snmpset", "snmpbulkwalk", "snmpgetnext", "snmptrap"),
-                    {"next": ("-A", "-X")}),
+                    {"next": ("-A", "-X", "-c")}),  # (-c: the v1/v2c community)
     # containers, registries, clouds
     **dict.fromkeys(("docker", "podman", "nerdctl", "buildah", "oras", "helm", "crane", "finch"), _LOGIN),
     "oc": {"next": ("-p", "--password", "--token"), "needs": "login"},
@@ -98,12 +98,14 @@ _CLI_COMMANDS = {
     "security": {"next": ("-w",)},
     "htpasswd": {"htpasswd": True},
     "gh": {"next": ("-b", "--body"), "needs": "secret"},
+    "b2": {"needs": ("authorize-account", "authorize"), "positional": 1, "kind": "secret"},  # KEY_ID KEY
 }
 # Commands that write to a secret store or set an app's secrets (see _STORE_WORDS).
 _STORE_CLIS = ("aws", "gcloud", "kubectl", "doppler", "flyctl", "heroku", "netlify", "wrangler", "railway", "vercel",
                "supabase", "firebase", "glab", "op", "secret-tool", "keyring", "fly")
 _CLI_NAMES = tuple(sorted({name for name in _CLI_COMMANDS if len(name) >= 4} | set(_STORE_CLIS)
-                          | {"7z", "az", "rar", "zip", "bcp", "gh", "config", "oc", "bw", "mc", "net", "db2", "http"}))
+                          | {"7z", "az", "rar", "zip", "bcp", "gh", "config", "oc", "bw", "mc", "net", "db2", "http",
+                             "b2"}))
 # A secret store: in a command holding one of these words, every value given is a secret.
 _STORE_WORDS = frozenset(("secret", "secrets", "kv", "keyvault", "secretsmanager", "secret-tool",
                           "add-generic-password", "add-internet-password", "ssm"))
@@ -444,8 +446,9 @@ def find_secret_flags(text, lower):
             if scheme != "pass":
                 continue
             value, start = rest, end - len(rest)
-        if not value or value.startswith("-") or is_placeholder(value) or looks_like_path(value):
-            continue
+        quoted = v.group()[0] in "\"'"
+        if not value or (value.startswith("-") and not quoted) or is_placeholder(value) or looks_like_path(value):
+            continue  # (a quoted value may start with "-": --password '-7?#Ccq4…')
         if "pass" in name or name in ("pwd", "psk"):
             if len(value) >= 3:
                 yield "password", start, end

@@ -27,6 +27,7 @@ TOKENS = (
     ("bkua_", "service_token", r"[a-f0-9]{40}", R),  # Buildkite
     *((p, "service_token", r"[a-f0-9]{40}", R) for p in ("sqp_", "sqa_", "squ_")),  # SonarQube / SonarCloud
     ("PMAK-", "service_token", r"[a-f0-9]{24}-[a-f0-9]{34}", R),  # Postman
+    ("sgp_", "service_token", r"(?:[a-f0-9]{16}_)?[a-f0-9]{40}", R),  # Sourcegraph
     ("rdme_", "service_token", r"[a-z0-9]{70}", R),  # ReadMe
     # --- AI and data platforms ----------------------------------------------------------------------------------
     ("sk-ant-", "anthropic_key", r"[A-Za-z0-9_-]{20,}", None),
@@ -79,6 +80,7 @@ TOKENS = (
     ("SWMTKN-1-", "token", r"[a-z0-9]{50}-[a-z0-9]{25}", None),  # Docker Swarm join token
     ("K10", "token", r"[a-f0-9]{64}::[a-z]{2,12}:[A-Za-z0-9]{12,}", None),  # k3s join token
     ("tskey-", "service_token", r"[a-z]{3,8}-[A-Za-z0-9]{10,20}-[A-Za-z0-9]{20,40}", None),  # Tailscale
+    *((p, "private_key", r"[A-Z2-7]{55}", None) for p in ("SUA", "SOA", "SAA", "SNA")),  # NATS nkey seeds
     ("hvs.", "service_token", r"[A-Za-z0-9_-]{24,400}", R),  # HashiCorp Vault
     ("hvb.", "service_token", r"[A-Za-z0-9_-]{24,400}", R),
     ("hvr.", "service_token", r"[A-Za-z0-9_-]{24,400}", R),
@@ -133,7 +135,7 @@ TOKENS = (
     ("django-insecure-", "secret", r"[A-Za-z0-9!@#$%^&*(\-_=+)]{30,80}", None),  # Django's generated SECRET_KEY
     ("base64:", "secret", r"[A-Za-z0-9+/]{42,43}=", R),  # Laravel APP_KEY
     # --- messaging and e-mail -----------------------------------------------------------------------------------
-    *(("xox" + c + "-", "slack_token", r"[A-Za-z0-9-]{10,}", None) for c in "abposre"),
+    *(("xox" + c + "-", "slack_token", r"[A-Za-z0-9%-]{10,}", None) for c in "abposred"),  # (xoxd-: a cookie)
     ("xapp-", "slack_token", r"[0-9]-[A-Za-z0-9-]{20,}", None),
     ("SG.", "sendgrid_key", r"[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}", R),
     ("key-", "mailgun_key", r"[a-zA-Z0-9]{32}", R),

@@ -16,7 +16,8 @@ import binascii
 import re
 
 from brain.safety import triggers
-from brain.safety.shapes import is_placeholder, looks_like_password, looks_random
+from brain.safety.shapes import is_hex, is_placeholder, looks_like_password, looks_random
+from brain.safety.token_shape import alone_token_kind
 
 # A name that ends with a secret's word ("ClearTextPassword", "AUTH_KEY", "apiToken", "SECURE_AUTH_SALT").
 _SECRET_NAME = re.compile(r"(?:pass(?:word|wd|phrase)?|secret|token|api_?key|apikey|private_?key|credentials?|"
@@ -79,8 +80,9 @@ def find_crypt_hashes(text, lower):
 
 # --- private-key files other than PEM ---------------------------------------------------------------------------
 
-_PPK = re.compile(r"Private-Lines:[ \t]*[0-9]{1,3}[ \t]*\r?\n?[ \t]*((?:[A-Za-z0-9+/=]{4,128}[ \t]*\r?\n?[ \t]*){0,200}"
-                  r"[A-Za-z0-9+/=]{4,128})(?![A-Za-z0-9+/=-])(?:[ \t]*\r?\n?[ \t]*Private-MAC:[ \t]*([0-9a-fA-F]{16,128}))?")
+_PPK = re.compile(r"Private-Lines:[ \t]*[0-9]{1,3}[ \t]*\r?\n?[ \t]*"
+                  r"((?:[A-Za-z0-9+/=]{4,128}[ \t]*\r?\n?[ \t]*){0,200}[A-Za-z0-9+/=]{4,128})(?![A-Za-z0-9+/=-])"
+                  r"(?:[ \t]*\r?\n?[ \t]*Private-MAC:[ \t]*([0-9a-fA-F]{16,128}))?")
 
 
 def find_putty_keys(text, lower):
@@ -187,3 +189,79 @@ def find_session_cookies(text, lower):
         value = text[m.start(1):m.end(1)].rstrip(".,;")
         if looks_random(value) and not is_placeholder(value):
             yield "token", m.start(1), m.start(1) + len(value)
+
+
+# --- formats known by a mark of their own ----------------------------------------------------------------------
+
+# Whole URIs that are secrets: an authenticator's otpauth:// (its label and secret together make the credential) and
+# a Teams webhook (its secret is spread over several segments).
+_WHOLE_URI = re.compile(r"(?:otpauth(?:-migration)?://|https://[a-z0-9-]{1,63}\.webhook\.office\.com/webhookb2/)"
+                        r"[^\s\"'`<>]{8,4096}")
+_OTP_SECRET = re.compile(r"[?&](?:secret|data)=[^&\s]{8,}", re.IGNORECASE)
+_SLACK_FILE = re.compile(r"slack-files\.com/[A-Z0-9]{8,12}-[A-Z0-9]{8,12}-([a-f0-9]{8,32})")
+_FCM_KEY = re.compile(r"(?<![A-Za-z0-9_-])AAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,400}")
+# An AWS secret key written after its access key id ("AKIA… / secret", "AKIA…:secret", "the secret for the AKIA…
+# user is …"): 40 characters of base64's alphabet within a few words of the id.
+_AWS_PAIR = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])(?:[^\n]{0,60}?)"
+                       r"(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40,44})(?![A-Za-z0-9/+=])")  # (SES SMTP: 44)
+# `cat` of a file named for a secret, then its content: the content is the secret (master.key,
+# initialAdminPassword, .vault-token).
+_CAT_SECRET = re.compile(r"cat[ \t]+[^\n|;&>]{0,200}(?:key|secret|token|password|passwd|credential)[^\n|;&>]{0,60}"
+                         r"\r?\n[ \t]*([^\s]{8,512})[ \t]*(?=\r?\n|$)", re.IGNORECASE)
+_WIFI_QR = re.compile(r"WIFI:(?:[^;\n]{0,64};){0,4}P:((?:[^;\\\n]|\\.){1,128});")
+_BITLOCKER = re.compile(r"(?<![0-9-])[0-9]{6}(?:-[0-9]{6}){7}(?![0-9-])")
+_BUNDLER = re.compile(r"BUNDLE_[A-Z0-9_]{1,100}__[A-Z0-9_]{1,100}[ \t]*[=:][ \t]*[\"']?([^\s\"']{4,512})")
+_URL_PATH_TOKEN = re.compile(r"://[^\s/\"'`<>]{1,253}(/[^\s\"'`<>?#]{1,2048})")
+_FORMAT_MARKS = ("otpauth", "webhook.office.com", "slack-files.com", ":APA91b", "AKIA", "ASIA", "cat ", "WIFI:",
+                 "BUNDLE_", "://")
+
+
+def find_format_secrets(text, lower):
+    if not any(mark in text for mark in _FORMAT_MARKS) and not _BITLOCKER.search(text):
+        return
+    for m in _WHOLE_URI.finditer(text):
+        if not m.group().startswith("otpauth") or _OTP_SECRET.search(m.group()):  # (no secret in it: a label)
+            yield "secret", m.start(), m.end()
+    for m in _FCM_KEY.finditer(text):
+        yield "secret", m.start(), m.end()
+    for pattern, kind in ((_SLACK_FILE, "secret"), (_AWS_PAIR, "aws_secret_key"), (_CAT_SECRET, "secret"),
+                          (_WIFI_QR, "password"), (_BUNDLER, "password")):
+        for m in pattern.finditer(text):
+            if not is_placeholder(m.group(1)):
+                yield kind, m.start(1), m.end(1)
+    for m in _BITLOCKER.finditer(text):
+        yield "password", m.start(), m.end()
+    for m in _URL_PATH_TOKEN.finditer(text):  # a capability in a URL's path (an RPC provider's /v2/<key>)
+        at = m.start(1)
+        for piece in m.group(1).split("/"):
+            if len(piece) >= 24 and not is_hex(piece) and alone_token_kind(piece) == "token":
+                yield "url_credentials", at, at + len(piece)
+            at += len(piece) + 1
+
+
+# "VPN login: mira.okafor / More_peace8813#", "log in with admin / BMv5!75E2O#xDl": a user, a slash, a password.
+_LOGIN_PAIR = re.compile(r"(?:login|log in|sign in|signin|user(?:name)?|credentials?)\b[^\n/]{0,30}?"
+                         r"[\w.@+-]{2,64}[ \t]+/[ \t]+([^\s/]{6,128})")
+
+
+def find_login_pairs(text, lower):
+    for m in _LOGIN_PAIR.finditer(lower):
+        value = text[m.start(1):m.end(1)].rstrip(".,;:)")
+        if looks_like_password(value) and any(not c.isalnum() for c in value) or looks_random(value):
+            yield "password", m.start(1), m.start(1) + len(value)
+
+
+# A password standing in a sentence with no word to name it ("root on the NAS is CNshRZPlD#8V"): upper case, lower
+# case, digits and a symbol in one word of 10 to 64 characters, none of the marks of code (a slash, =, brackets).
+_TYPED_SYMBOLS = frozenset("!#$&*?^~")  # (not "%": user%password, URL encoding; not ";" or ",": lists)
+_TYPED_WORD = re.compile(r"(?<![^\s\"'`(])[^\s\"'`()\[\]{}<>/=]{10,64}(?![^\s\"'`.,;:!?)])")
+
+
+def find_typed_passwords(text, lower):
+    for m in _TYPED_WORD.finditer(text):
+        word = m.group().rstrip(".,;:!?")
+        upper, lower_count, digit, _ = triggers.char_classes(word)
+        if upper and lower_count and digit and any(c in _TYPED_SYMBOLS for c in word) \
+                and not word.startswith(("$", "%", "@", "#", "-")) and "@" not in word[1:-1] and ":" not in word \
+                and not is_placeholder(word):
+            yield "password", m.start(), m.start() + len(word)

@@ -31,11 +31,11 @@ def starts_token(text, i):
 _PLACEHOLDER_WORDS = frozenset("""
 none null nil undefined true false empty unset redacted hidden masked omitted changeme todo tbd n/a na
 str string bytes int integer number bool boolean any unknown object optional secretstr char varchar text
-required yes no off on env placeholder example dummy prompt stdin
+required yes no off on env placeholder example dummy prompt stdin password passwd pass secret pwd
 """.split())
 _PLACEHOLDER_RE = re.compile(
     r"""(?xs)
-    \$.*                                   # $VAR ${VAR} $(cmd): the shell expands these
+    \$\{.*\} | \$\(.*\) | \$\{?[A-Za-z_][A-Za-z0-9_]*\}?   # $VAR ${VAR} $(cmd): the shell expands these
     | %\w+% | %\(\w+\)[a-z]                 # %VAR% (Windows), %(name)s
     | <[^<>]*> | \{\{.*\}\} | \{[\w.]*\}      # <your-token>, {{ template }}, {format_field}
     | \[REDACTED.*                           # our own marker
@@ -54,6 +54,9 @@ _CAMEL_WORD_RE = re.compile(r"[A-Z]?[a-z]{2,}")  # "Clear", "Text", "Password"
 PUBLIC_PREFIXES = ("pk_live_", "pk_test_", "pk.eyJ", "sb_publishable_")
 
 
+_VENDOR_PREFIX_RE = re.compile(r"(?:[a-z][a-z0-9]{0,11}[_-]){1,3}")
+
+
 def is_placeholder(value):
     """True for values that are clearly not a secret: empty, masks, variable references, type names, the
     "YOUR_API_KEY" family of stand-ins, vendors' documented examples (AWS's ...EXAMPLE and ...EXAMPLEKEY) and keys
@@ -64,6 +67,9 @@ def is_placeholder(value):
     if not v or _MASK_RE.fullmatch(v) or _PLACEHOLDER_RE.fullmatch(v) or v.lower() in _PLACEHOLDER_WORDS:
         return True
     if v.endswith(("EXAMPLE", "EXAMPLEKEY")) or v.startswith(PUBLIC_PREFIXES):
+        return True
+    masked = _VENDOR_PREFIX_RE.match(v)  # sk_live_********: a vendor's prefix before a mask
+    if masked and masked.end() < len(v) and _MASK_RE.fullmatch(v[masked.end():]):
         return True
     return v.isdigit() and len(v) < 6               # counts and limits, not credentials
 
@@ -101,6 +107,8 @@ def looks_like_password(value) -> bool:
 
 
 def looks_like_path(value) -> bool:
+    if value.startswith("/") and value.count("/") < 3 and ("+" in value or value.endswith("=")):
+        return False  # base64 that starts with "/" ("/HTi6kw++E5Cx…==")
     return value.startswith(("/", "~", "./", "../", "\\")) or "://" in value or value[1:3] == ":\\"
 
 
@@ -268,7 +276,7 @@ QUERY_SECRETS = {
     "token": "token", "access_token": "token", "refresh_token": "token", "id_token": "token", "auth_token": "token",
     "api_key": "api_key", "apikey": "api_key", "api-key": "api_key", "key": "api_key", "secret": "secret",
     "client_secret": "secret", "password": "password", "passwd": "password", "pwd": "password", "pass": "password",
-    "auth": "token", "code": "token",
+    "auth": "token", "code": "token", "hm": "url_signature", "pub_secret": "secret",
 }
 _WEAK_QUERY = frozenset(("key", "code", "auth"))  # also ordinary words: only a random-looking value counts
 HOOK_SEGMENTS = frozenset(("hooks", "hook", "webhooks", "webhook", "webhookb2", "incomingwebhook"))

@@ -24,6 +24,7 @@ from brain.safety.shapes import is_hex, is_placeholder
 
 _RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{16,4096}")
 _PERCENT = re.compile(r"%([0-9A-Fa-f]{2})")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _BASE64_BODY = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 _UUID = re.compile(r"(?:urn:uuid:)?\{?[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\}?")
 _HASH_NAMED = re.compile(r"(?i)(?:sha-?(?:1|224|256|384|512)|sha3-\d+|md5|blake2[bs]?|xxh\d*|crc32c?|h1|murmur3?)"
@@ -144,7 +145,9 @@ def _typed_password(value) -> bool:
     """A password typed by a person: 8-64 characters, letters mixed with digits or case, and a symbol."""
     if not 8 <= len(value) <= 64 or not any(c in _PASSWORD_SYMBOLS for c in value):
         return False
-    if any(c in value for c in "=/:") or "@" in value[1:-1] and "." in value:
+    name = value.partition("=")[0]
+    if ("=" in value and _IDENT.fullmatch(name)) or any(c in value for c in "/:") \
+            or "@" in value[1:-1] and "." in value:
         return False  # key=value, a path, a time, user@host: another rule's business, or nothing
     if "(" in value or "[" in value or "{" in value:
         return False  # a call, an index, a template: code
@@ -169,8 +172,15 @@ def alone_token_kind(token):
     stem, dot, extension = value.rpartition(".")
     if dot and stem and 1 <= len(extension) <= 5 and extension.isalpha() and extension.islower():
         return None  # a file's name ("0_0001_2345af.md", "app.3f9a8b7c.js")
-    if is_hex(value) or (value[:2] in ("0x", "0X") and is_hex(value[2:])):
-        return None  # a hash, a commit, an address: hex alone says nothing more (keys in hex need a word beside them)
+    digits = value[2:] if value[:2] in ("0x", "0X") else value
+    if is_hex(digits):
+        # Hex alone is a hash or a commit at the lengths those have (SHA-1 and git 40, SHA-224 56, SHA-256 64, and
+        # anything short); at 32 (a key's 128 bits: Datadog, Rails' master.key), 0x and 64 (a wallet's key) or
+        # 96 and more (Rails' secret_key_base) it is a key: no lockfile or commit writes those bare.
+        if (len(digits) == 32 or len(digits) >= 96 or (digits is not value and len(digits) == 64)) \
+                and len(set(digits.lower())) >= 12:  # (random hex uses most of its 16 digits)
+            return "token"
+        return None
     scheme, colon, rest = value.partition(":")
     if colon and scheme.isalpha() and len(scheme) <= 12 and rest:
         value = rest  # "base64:…" (Laravel's APP_KEY), "token:…": the encoding's name is not the secret's shape

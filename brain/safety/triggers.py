@@ -9,17 +9,22 @@ from brain.safety.families import GLUED, TOKENS
 
 # Substrings looked for in the lower-cased text.
 PRIVATE_KEY = ("private key", "secret-key-", "private-lines:", "secret key", "-----end ")
-AWS_SECRET = ("secret_access", "secretaccess", "aws_secret", "awssecret")
+AWS_SECRET = ("secret_access", "secretaccess", "aws_secret", "awssecret", "secret access", "aws secret")
 AUTHORIZATION = ("authorization",)
 BEARER = ("bearer",)
 BASIC = ("basic ",)
 COOKIE = ("cookie",)
 # A session cookie's value after its name ("sessionid=…", "PHPSESSID=…", "connect.sid=…"), with or without Cookie:
 SESSION = ("session=", "sessionid=", "session_id=", "session-id=", "sessid=", "sid=", "sess=")
-ASSIGNMENT = ("pass", "secret", "token", "key", "pwd", "auth", "credential", "psk", "salt", "mnemonic")
-PROSE = ("key", "token", "secret", "pass", "pwd", "credential", "creds", "auth", "sid", "seed", "totp")
+ASSIGNMENT = ("pass", "secret", "token", "key", "pwd", "auth", "credential", "psk", "salt", "mnemonic", "macaroon")
+PROSE = ("key", "token", "secret", "pass", "pwd", "credential", "creds", "auth", "sid", "seed", "totp", "pat ", "pat:",
+         "pat=", "pats ",
+         "macaroon", "passwort", "kennwort", "contrase", "senha", "wachtwoord", "recovery", "backup", "sessionid")
 URL = ("://",)
-CREDENTIAL_FILES = ("machine ", "<add ", "</", "define(", "setenv", "\"kty\"", "'kty'")
+CREDENTIAL_FILES = ("machine ", "<add ", "</", "define(", "setenv", "\"kty\"", "'kty'", "otpauth", "wifi:",
+                    "bundle_", "log in", "login", "sign in", "requirepass", "masterauth")
+# Marks of formats/find_format_secrets (checked in the text as it is)
+FORMAT_MARKS = ("webhook.office.com", "slack-files.com", ":APA91b", "AKIA", "ASIA", "cat ", "WIFI:", "BUNDLE_")
 # A vendor token not in the table but named by a word of its prefix (brain/safety/shapes.py: GENERIC_PREFIX_WORDS)
 GENERIC_PREFIX = tuple(w + sep for w in ("tkn", "tok", "sec", "pat", "api", "pw", "cred", "access", "refresh")
                        for sep in "_-")
@@ -36,11 +41,12 @@ CLI = ("mysql", "mariadb", "sshpass", "curl", "docker", "podman", "nerdctl", "he
        "wrangler", "railway", "vercel", "supabase", "firebase", "glab", "op", "net", "cmdkey", "psexec", "winrs",
        "convertto-securestring", "schtasks", "nuget", "dotnet", "choco", "http", "mc", "consul", "nomad", "snyk",
        "doctl", "oc", "argocd", "tailscale", "mysql", "influx", "clickhouse", "expdp", "impdp", "rman", "sqlldr",
-       "tee", "cat", "chpasswd", "passwd", "kinit", "pass", "keyring", "secret-tool", "mycli", "twine")
+       "tee", "cat", "chpasswd", "passwd", "kinit", "pass", "keyring", "secret-tool", "mycli", "twine", "b2")
 # Commands whose secret is a word in a position, after no flag (brain/safety/commands.py): their name is enough.
 CLI_POSITIONAL = ("sqlplus", "sqlldr", "expdp", "impdp", "rman", "rabbitmqctl", "wandb", "ngrok", "cloudflared",
                   "cargo login", "snyk auth", "set-agent-token", "bw unlock", "bw login", "net user", "net use",
-                  "mc alias", "mc config", "vault login", "convertto-securestring", "setapikey", "redis-cli")
+                  "mc alias", "mc config", "vault login", "convertto-securestring", "setapikey", "redis-cli",
+                  "b2 authorize", "b2 account")
 # The Discord bot token shape starts with one of these (the first digit of the bot's id, base64-encoded).
 DISCORD_STARTS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
 
@@ -55,7 +61,8 @@ LOWER = tuple(dict.fromkeys(PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + 
                             + ASSIGNMENT + PROSE + URL + CREDENTIAL_FILES + GENERIC_PREFIX))
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_HEX_ID_CHARS = frozenset("0123456789abcdefABCDEF-:.")  # hashes, UUIDs, times written with digits only
+_HEX_ID_CHARS = frozenset("0123456789abcdefABCDEFx-:.")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")  # hashes, UUIDs, times written with digits only
 PASSWORD_SYMBOLS = frozenset("!#$%&*;?^~|()[]{}<>,'\"`")
 _QUOTES = ("'", '"', "`")
 MNEMONIC_WORDS = 12  # the shortest BIP-39 recovery phrase
@@ -87,8 +94,10 @@ def could_be_alone_token(text) -> bool:
         return False
     if text.startswith("/") and (text.count("/") > 1 or "." in text):
         return False  # a path (a base64 token may start with one "/" too)
-    if _HEX_ID_CHARS.issuperset(text):
-        return False
+    if _HEX_ID_CHARS.issuperset(text):  # (hex alone: a key only at 32, 0x and 64, or 96 and more digits)
+        digits = text[2:] if text[:2] in ("0x", "0X") else text
+        return all(c in _HEX_DIGITS for c in digits) and (len(digits) == 32 or len(digits) >= 96
+                                                           or (digits is not text and len(digits) == 64))
     if any(c.isspace() for c in text):
         return False
     upper, lower, digit, symbol = char_classes(text)
@@ -135,6 +144,16 @@ def word_prefix_end(text) -> int:
         else:
             break
     return end
+
+
+def has_typed_password(text) -> bool:
+    """A word of 10 to 64 characters mixing upper case, lower case, digits and a password symbol (formats'
+    find_typed_passwords judges it)."""
+    for word in text.split():
+        word = word.strip(".,;:!?\"'()")
+        if 10 <= len(word) <= 64 and all(char_classes(word)) and "/" not in word and "=" not in word:
+            return True
+    return False
 
 
 def mixes_all_classes(value) -> bool:
@@ -211,9 +230,10 @@ def may_hold_secret(text: str) -> bool:
         for prefix in _SHORT_PREFIXES:
             if _starts_a_token(text, prefix):
                 return True
-    if _has_quoted_token(text) or could_hold_mnemonic(text) or has_bare_token_shape(text) or text.count(",") >= 63:
+    if _has_quoted_token(text) or could_hold_mnemonic(text) or has_bare_token_shape(text) or text.count(",") >= 63 \
+            or has_typed_password(text):
         return True
-    for trigger in PGPASS + CRYPT:
+    for trigger in PGPASS + CRYPT + FORMAT_MARKS:
         if trigger in text:
             return True
     if any(name in lower for name in CLI_POSITIONAL):

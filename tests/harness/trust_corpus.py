@@ -148,7 +148,8 @@ def content_import(root, tmp, texts):
         (folder / "cm" / f"topic{i}.md").write_text(_frontmatter({"name": f"topic {i}", "type": "reference"},
                                                                  f"topic body {i}: {text}"))
         index.append(f"- [topic {i}](topic{i}.md)")
-        blocks.append(f"{i + 1}. candidate_note_{i}.md — category: present — tags: [x]\n   ---\n   {_one_line(text)}\n")
+        blocks.append(f"{i + 1}. candidate_note_{i}.md — category: present — tags: [x]\n   ---\n"
+                      f"   {_one_line(text)}\n")
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     (folder / "cm" / "MEMORY.md").write_text("\n".join(index) + "\n")
     (folder / "block.txt").write_text("## System Notes\n\n[MEMORY_CANDIDATES]\n" + "\n".join(blocks))
@@ -210,8 +211,8 @@ def metadata_fields(root, tmp, texts):
         (folder / "cm" / f"topic{i}.md").write_text(_frontmatter({"name": one, "description": one,
                                                                   "type": "reference"}, f"topic body {i}"))
         index.append(f"- note {i}: {one}")
-        blocks.append(f"{i + 1}. candidate_note_{i}.md — category: present — tags: [{', '.join(filter(None, [_tag(text)]))}]"
-                      f"\n   ---\n   {one}\n")
+        tag = _tag(text) or "x"
+        blocks.append(f"{i + 1}. candidate_note_{i}.md — category: present — tags: [{tag}]\n   ---\n   {one}\n")
     (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     (folder / "cm" / "MEMORY.md").write_text("\n".join(index) + "\n")
     (folder / "block.txt").write_text("## System Notes\n\n[MEMORY_CANDIDATES]\n" + "\n".join(blocks))
@@ -308,7 +309,8 @@ def capture_edits(root, tmp, texts):
         ("user", f"Set the value {i}."),
         ("assistant", "Done.", [("Edit", {"file_path": "app/settings.py", "old_string": "KEY = None",
                                           "new_string": _words_within(text, 150)}, "ok"),
-                                ("Write", {"file_path": f"app/.env.{i}", "content": _words_within(text, 150)}, "ok")]))])
+                                ("Write", {"file_path": f"app/.env.{i}", "content": _words_within(text, 150)},
+                                 "ok")]))])
 
 
 def hooks(root, tmp, texts):
