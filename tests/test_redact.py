@@ -431,3 +431,33 @@ def test_a_secret_cut_by_a_preview_is_still_redacted():
     """A PEM block whose BEGIN line was cut off, and a base64 key's tail: what a clipped preview keeps."""
     body = "\n".join(_random(random.Random(1), 64, ALNUM + "+/") for _ in range(3))
     assert redact(f"…\n{body}\n-----END RSA PRIVATE KEY-----") == "…\n[REDACTED:private_key]"
+
+
+# --- the held-out corpus of issue 39 (tests/fixtures/secrets-heldout/) -------------------------------------------
+
+HELDOUT = Path(__file__).parent / "fixtures" / "secrets-heldout"
+# What stays out of reach, by design (bench/README.md): words said as a passphrase without quotes, a wallet key in
+# hex with no word naming it (a transaction hash's shape); alone, hex of 40 and 64 digits and a UUID (a commit's, a
+# lockfile hash's and an id's shapes).
+HELDOUT_CEILING = {"crypto/keystore-password", "crypto/eth-private-key-hex-0x", "generic/hex-40", "generic/hex-64",
+                   "generic/uuid-v4-api-key"}
+
+
+def _heldout(name):
+    from harness.trust_corpus import cases, alone_cases, lookalikes
+
+    return {"positives": cases(HELDOUT), "alone": alone_cases(HELDOUT), "lookalikes": lookalikes(HELDOUT)}[name]
+
+
+def test_every_held_out_secret_is_redacted_but_the_known_ceiling():
+    from harness.trust_corpus import found, public_text
+
+    missed = [kind for kind, text, secrets in _heldout("positives") + _heldout("alone")
+              if any(found(s, redact(text).lower(), public_text(text, secrets)) for s in secrets)]
+    assert set(missed) <= HELDOUT_CEILING, sorted(set(missed) - HELDOUT_CEILING)
+    assert len(missed) <= 5
+
+
+def test_every_held_out_look_alike_is_kept():
+    changed = [text for text in _heldout("lookalikes") if redact(text) != text]
+    assert not changed, changed[:5]

@@ -468,6 +468,8 @@ _QUOTED = re.compile(r"(['\"`])([^\s'\"`]{8,4096})\1")  # (8: a typed password's
 _COMMAND_START = re.compile(r"[ \t]{0,16}(?:\$[ \t]{1,4}|>[ \t]{1,4}|sudo[ \t]{1,4}|env[ \t]{1,4})?"
                             r"(?:[A-Za-z_][A-Za-z0-9_]{0,63}=[^\s=]{0,256}[ \t]{1,4}){0,8}"
                             r"(?:[a-z][a-z0-9._+-]{0,40}|\.{0,2}/[\w./-]{1,200})(?:[ \t]|$)")
+# A command quoted inside prose or an error ("deploy failed: printf '%s' 'TOKEN' | pbcopy").
+_EMBEDDED_COMMAND = re.compile(r"(?<![\w-])(?:printf|echo|curl|wget|http|export)[ \t]")
 _SEGMENT_BREAKS = ("|", ";", "&&", "$(", "`", "Bash: ", "$ ")
 _ID_WORDS = GENERIC_PREFIX_WORDS | frozenset(("live", "prod", "secret", "private", "priv", "pwd", "key"))
 
@@ -485,7 +487,7 @@ def find_quoted_tokens(text, lower):
             at = text.rfind(mark, line_start, m.start())
             if at >= 0:
                 start = max(start, at + len(mark))
-        if not _COMMAND_START.match(text, start, m.start()):
+        if not _COMMAND_START.match(text, start, m.start()) and not _EMBEDDED_COMMAND.search(text, start, m.start()):
             continue
         value, start = m.group(2), m.start(2)
         name, eq, rest = value.partition("=")

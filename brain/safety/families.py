@@ -101,6 +101,7 @@ TOKENS = (
     ("NRAK-", "service_token", r"[A-Z0-9]{27}", R),  # New Relic
     ("NRII-", "service_token", r"[A-Za-z0-9_-]{32}", R),
     ("NRJS-", "service_token", r"[a-f0-9]{19}", R),
+    *((p, "service_token", r"[a-z0-9]{32,64}", R) for p in ("hcaik_", "hcxik_", "hcaic_", "hcxmk_")),  # Honeycomb
     ("dt0c01.", "service_token", r"[A-Z0-9]{24}\.[A-Z0-9]{64}", None),  # Dynatrace
     ("dt0s01.", "service_token", r"[A-Z0-9]{24}\.[A-Z0-9]{64}", None),
     ("lin_api_", "service_token", r"[A-Za-z0-9]{30,64}", R),  # Linear

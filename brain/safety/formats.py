@@ -25,7 +25,7 @@ _SECRET_NAME = re.compile(r"(?:pass(?:word|wd|phrase)?|secret|token|api_?key|api
 
 # --- credential files -------------------------------------------------------------------------------------------
 
-_PGPASS = re.compile(r"(?<![^\s])[A-Za-z0-9_.*-]{1,253}:(?:[0-9]{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:(\S{1,512})$")
+_PGPASS = re.compile(r"(?m)(?<![^\s])[A-Za-z0-9_.*-]{1,253}:(?:[0-9]{1,5}|\*):[^:\s]{1,128}:[^:\s]{1,128}:(\S{1,512})$")
 PGPASS_TRIGGERS = triggers.PGPASS
 
 

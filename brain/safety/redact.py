@@ -40,9 +40,6 @@ _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A part of a dotted name in code: lower_case, UPPER_CASE or camelCase words ("settings.DB_PASSWORD", "cfg.dbPass"),
 # not a random run ("cXU2C.yIQWNNdrhDbA" is a password with a dot in it).
 _NAME_PART_RE = re.compile(r"[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]*")
-# A part of a dotted name in code: lower_case, UPPER_CASE or camelCase words ("settings.DB_PASSWORD", "cfg.dbPass"),
-# not a random run ("cXU2C.yIQWNNdrhDbA" is a password with a dot in it).
-_NAME_PART_RE = re.compile(r"[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]*")
 
 
 _FILE_EXTENSIONS = frozenset("md txt json jsonl yaml yml toml env cfg conf ini log csv pem key".split())
@@ -122,19 +119,11 @@ _BARE_AUTHORIZATION = re.compile(r"authorization\\?[\"']?\]?[ \t]*[:=][ \t]*\\?[
                                  r"([a-z0-9][^\s\"'`<>\\,;]{15,4095})")
 
 
-_BARE_AUTHORIZATION = re.compile(r"authorization\\?[\"']?\]?[ \t]*[:=][ \t]*\\?[\"']?(?:key=)?"
-                                 r"([a-z0-9][^\s\"'`<>\\,;]{15,4095})")
-
-
 def _find_auth_headers(text, lower):
     for m in _AUTH_HEADER.finditer(lower):
         value = text[m.start(2):m.end(2)]
         if len(value) >= 8 and not is_placeholder(value):
             yield ("basic_auth" if m.group(1) == "basic" else "bearer"), m.start(2), m.end(2)
-    for m in _BARE_AUTHORIZATION.finditer(lower):  # a token with no scheme before it (SparkPost, FCM's key=)
-        value = text[m.start(1):m.end(1)]
-        if (looks_random(value) or is_hex(value)) and not is_placeholder(value):
-            yield "bearer", m.start(1), m.end(1)
     for m in _BARE_AUTHORIZATION.finditer(lower):  # a token with no scheme before it (SparkPost, FCM's key=)
         value = text[m.start(1):m.end(1)]
         if (looks_random(value) or is_hex(value)) and not is_placeholder(value):
@@ -167,7 +156,7 @@ def _find_cookies(text, lower):
 _ASSIGNMENT = re.compile(
     r"""(?x)
     (?P<word>pass(?:phrase|word|wd)?|secret|token|api[_-]?key|key|pwd|auth|credentials?|psk|salt|mnemonic|macaroon)
-    s?(?P<suffix>[_-](?:base|value|b64|base64|hex|raw|string|str|data|private|secret|name))?  # secret_key_base...
+    (?P<plural>s)?(?P<suffix>[_-](?:base|value|b64|base64|hex|raw|string|str|data|private|secret|name))?
     (?P<keyquote>\\?["']\]?)?
     [ \t]{0,8} (?P<sep>:=|=>|==|=|:(?!:)) [ \t]{0,8}
     (?:
@@ -290,6 +279,9 @@ def _judge_assignment(text, lower, m):
             end = _NON_SPACE_RUN.match(text, end).end()
         elif text.startswith("=", end):  # base64 padding ("AccountKey=abc…==;")
             end += 2 if text.startswith("==", end) else 1
+        if m.group("plural") and not m.group("keyquote") and text.startswith(",", end) \
+                and looks_random(text[start:end]):  # APP_KEYS=a,b,c: each of a list of keys
+            end = _NON_SPACE_RUN.match(text, end).end()
         end = start + len(text[start:end].rstrip(".,;:!?"))
         if _is_reference(text[start:end], word.replace("-", "_")):
             return None
@@ -455,25 +447,6 @@ def _find_spaced_settings(text, lower):
             yield "password" if "pass" in m.group(1).lower() else "secret", start, end
 
 
-# A setting written "name value" at a line's start (redis.conf's requirepass, Gradle's storePassword "…", an
-# ssh_config-like file): the name ends with a secret's word, the value is the line's one other word.
-_SPACED_SETTING = re.compile(r"(?m)^[ \t]{0,16}([A-Za-z_][\w.-]{0,63})[ \t]{1,8}(\"[^\"\n]{1,512}\"|'[^'\n]{1,512}'"
-                             r"|[^\s\"'=:]{4,512})[ \t]*$")
-_SETTING_NAME = re.compile(r"(?:pass(?:word|wd|phrase)?|secret|token|requirepass|masterauth|api_?key|psk)$",
-                           re.IGNORECASE)
-
-
-def _find_spaced_settings(text, lower):
-    for m in _SPACED_SETTING.finditer(text):
-        if not _SETTING_NAME.search(m.group(1)) or m.group(1).lower() in ("the", "a"):
-            continue
-        value, start, end = m.group(2), m.start(2), m.end(2)
-        if value[0] in "\"'":
-            value, start, end = value[1:-1], start + 1, end - 1
-        if len(value) >= 4 and not is_placeholder(value) and not _is_reference(value, ""):
-            yield "password" if "pass" in m.group(1).lower() else "secret", start, end
-
-
 # --- tokens alone -----------------------------------------------------------------------------------------
 
 def _find_alone_token(text, lower):
@@ -543,7 +516,6 @@ _LONG = ()  # instead of triggers: the finder runs when the text has a word of 1
 _BARE = ((),)  # ... when it has a word long enough for a bare token (triggers.has_bare_token_shape)
 _COMMAS = (((),),)  # ... when it holds 63 commas or more (a 64-number array)
 _TYPED = ((((),),),)  # ... when a word mixes all four classes (triggers.has_typed_password)
-_TYPED = ((((),),),)  # ... when a word mixes all four classes (triggers.has_typed_password)
 # (finder, triggers, triggers_are_lower_case): a finder runs only if one of its triggers occurs in the text
 # (in its lower-cased copy for lower-case triggers). Triggers live in brain/safety/triggers.py, which a writer
 # on a hook's path asks first (`may_hold_secret`) so that clean strings never load this module.
@@ -569,10 +541,6 @@ _RULES = (
     (_find_assignments, triggers.ASSIGNMENT, True),
     (_find_prose_keys, triggers.PROSE, True),
     (_find_grouped_secrets, triggers.PROSE, True),
-    (_find_spaced_settings, triggers.ASSIGNMENT + ("requirepass", "masterauth"), True),
-    (formats.find_format_secrets, None, False),  # (its own cheap look for each format's mark)
-    (formats.find_login_pairs, ("login", "log in", "user", "sign in"), True),
-    (formats.find_typed_passwords, _TYPED, False),
     (_find_spaced_settings, triggers.ASSIGNMENT + ("requirepass", "masterauth"), True),
     (formats.find_format_secrets, None, False),  # (its own cheap look for each format's mark)
     (formats.find_login_pairs, ("login", "log in", "user", "sign in"), True),
@@ -609,9 +577,6 @@ def find_secrets(text):
                 continue
         elif needs is _COMMAS:
             if text.count(",") < 63:
-                continue
-        elif needs is _TYPED:
-            if not triggers.has_typed_password(text):
                 continue
         elif needs is _TYPED:
             if not triggers.has_typed_password(text):

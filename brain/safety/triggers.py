@@ -53,10 +53,11 @@ DISCORD_STARTS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
 # Substrings looked for in the text as it is (their case is part of the shape).
 SHAPES = ("PRIVATE KEY", "Q~", ":AA", "sig=", "AccountKey=", "SharedAccessKey=", ".atlasv1.", "-us", "AZDO",
           "-----END ", "PuTTY-User-Key-File")
-TABLE_PREFIXES = tuple(dict.fromkeys(entry[0] for entry in TOKENS))
+TABLE_PREFIXES = frozenset(entry[0] for entry in TOKENS)
 # A long prefix is itself evidence; a short one ("AC", "re_", "pat") must start a token (not "transcript_path").
-_LONG_PREFIXES = tuple(p for p in TABLE_PREFIXES if len(p) >= 5 or p in GLUED)
-_SHORT_PREFIXES = tuple(p for p in TABLE_PREFIXES if p not in _LONG_PREFIXES) + DISCORD_STARTS
+_GLUED = frozenset(GLUED)
+_LONG_PREFIXES = tuple(p for p in TABLE_PREFIXES if len(p) >= 5 or p in _GLUED)
+_SHORT_PREFIXES = tuple(p for p in TABLE_PREFIXES if len(p) < 5 and p not in _GLUED) + DISCORD_STARTS
 LOWER = tuple(dict.fromkeys(PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + BASIC + COOKIE + SESSION
                             + ASSIGNMENT + PROSE + URL + CREDENTIAL_FILES + GENERIC_PREFIX))
 
