@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Issue 13's measured figures: SessionEnd on a loaded machine, every hook given a transcript that is a device, and
-the secrets corpus through every write path.
+"""Issue 13's and issue 39's measured figures: SessionEnd on a loaded machine, every hook given a transcript that is a
+device, a secrets corpus through every write path, and the capture worker's time with the redactor in it.
 
-    .venv/bin/python bench/trust.py                      # all three parts
+    .venv/bin/python bench/trust.py                      # load, devices and redaction
     .venv/bin/python bench/trust.py --only load --runs 40 --busy 10
     .venv/bin/python bench/trust.py --only devices
-    .venv/bin/python bench/trust.py --only redaction
+    .venv/bin/python bench/trust.py --only redaction [--corpus DIR] [--code BUNDLE]
+    .venv/bin/python bench/trust.py --only capture --before ../main [--turns 2000 --runs 3]
 
 load: ten (--busy) processes spin on the machine's cores while SessionEnd runs exactly as Claude Code runs it
 (`bash -c <command from hooks/hooks.json>`, the event JSON on stdin), alternating with a bare interpreter start
@@ -18,9 +19,14 @@ devices: each of the five hooks with transcript_path = /dev/zero, /dev/urandom a
 time, CPU, peak memory (ru_maxrss of the hook's process tree) and what it printed. Each must exit 0 at once with
 one line on stderr.
 
-redaction: tests/harness/trust_corpus.py pushes every secret of tests/fixtures/secrets/positives.txt through every
-write path and field (one memory folder per path) and searches every stored byte; the table gives, per path and
-field, how many secrets went in and how many were found stored (the search covers the whole folder of that path).
+redaction: tests/harness/trust_corpus.py pushes every case of a corpus folder (tests/fixtures/secrets/ unless
+--corpus says: positives.txt, alone.txt, lookalikes.txt) through every write path, each path into its own memory
+folder, and searches every stored byte and every output of that path for each secret, whole or in pieces; the table
+gives, per path, how many formats went in and which leaked, then the look-alikes not kept as written. --code BUNDLE
+measures another checkout's code (its own .venv) with this harness: main's, for the figure before a change.
+
+capture: `rlm-mem ingest` (the worker SessionEnd starts) on a transcript of --turns user turns with their replies
+and tool calls (bench/corpus.py), this code and --before's alternating in one run, each on a fresh memory folder.
 """
 import argparse
 import json
@@ -35,11 +41,15 @@ import time
 from pathlib import Path
 
 BUNDLE = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(BUNDLE), str(BUNDLE / "tests"), str(BUNDLE / "scripts")]
+CODE = Path(os.environ.get("RLM_MEM_CODE") or BUNDLE)
+sys.path[:0] = [str(CODE), str(BUNDLE / "tests"), str(BUNDLE / "scripts"), str(BUNDLE / "bench")]
 
 from demo import SESSION_1, write_transcript  # noqa: E402
 from harness.claude_code import hook_commands  # noqa: E402
-from harness.trust_corpus import leaks, write_everywhere  # noqa: E402
+from harness.trust_corpus import ALONE_PATHS, FIXTURES, leaked, lookalikes_changed, run_paths  # noqa: E402
+
+sys.path.insert(0, str(CODE))  # (demo put this checkout first: the code measured comes first again)
+assert "brain" not in sys.modules, "brain was imported before the code under test was chosen"
 
 PYTHON = BUNDLE / ".venv" / "bin" / "python"
 BARE = f"{shlex.quote(str(PYTHON))} -I -c pass"
@@ -159,14 +169,49 @@ def candidates_under_load(runs: int, busy: int) -> dict:
             "max": max(g["seconds"] for g in got), "cpu_median": statistics.median(g["cpu"] for g in got)}
 
 
-def redaction_table() -> list:
+def redaction_table(folder: Path) -> tuple:
+    """Per path: formats written, and the formats whose secret (or a piece of it) was found; then look-alikes."""
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for root, counts, texts in write_everywhere(Path(tmp)):
-            found = leaks(root, texts)
-            for (path, field), n in counts.items():
-                rows.append({"path": path, "field": field, "secrets": n, "found_stored": len(found)})
-    return rows
+        for path, field, written, root, others in run_paths(Path(tmp), folder):
+            found = leaked(root, others, written)
+            rows.append({"path": path, "field": field, "formats": len(written), "leaked": len(found),
+                         "alone": any(p == path and f == field for p, f, _ in ALONE_PATHS), "which": found})
+        changed = lookalikes_changed(Path(tmp), folder)
+    return rows, changed
+
+
+def capture_times(turns: int, runs: int, before: Path | None) -> dict:
+    """`rlm-mem ingest` on one transcript of `turns` user turns: this code and `before`'s, alternating."""
+    from corpus import transcript_lines
+
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        transcript, users = tmp / "long.jsonl", 0
+        with open(transcript, "w", encoding="utf-8") as fh:
+            for line in transcript_lines("long", str(tmp / "project"), 10**9, seed="capture-budget"):
+                users += '"type": "user"' in line and '"tool_result"' not in line
+                if users > turns:
+                    break
+                fh.write(line + "\n")
+        (tmp / "project").mkdir()
+        codes = {"this": BUNDLE, **({"before": before} if before else {})}
+        times = {name: [] for name in codes}
+        for run in range(runs):
+            for name, code in codes.items():
+                command = [str(code / ".venv" / "bin" / "python"), str(code / "scripts" / "rlm_mem.py"), "--dir",
+                           str(tmp / f"memory-{name}-{run}"), "ingest", str(transcript)]
+                env = dict(os.environ, RLM_MEM_BACKGROUND="0")
+                started = time.perf_counter()
+                p = subprocess.run(command, capture_output=True, text=True, env=env, timeout=3600)
+                times[name].append(time.perf_counter() - started)
+                assert p.returncode == 0, p.stderr[-500:]
+        size = transcript.stat().st_size
+    out = {"turns": turns, "bytes": size, "runs": runs, **{f"{n}_median": statistics.median(t) for n, t in
+                                                               times.items()}, "times": times}
+    if before:
+        out["ratio"] = out["this_median"] / out["before_median"]
+    return out
 
 
 def hostile_transcripts() -> list:
@@ -193,11 +238,20 @@ def hostile_transcripts() -> list:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--only", choices=("load", "devices", "redaction"))
+    parser.add_argument("--only", choices=("load", "devices", "redaction", "capture"))
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--busy", type=int, default=10)
+    parser.add_argument("--corpus", type=Path, default=FIXTURES, help="a corpus folder (positives.txt, alone.txt, "
+                                                                       "lookalikes.txt)")
+    parser.add_argument("--code", type=Path, help="measure this checkout's code (its .venv) instead of this one's")
+    parser.add_argument("--before", type=Path, help="capture: the checkout to compare with (its .venv)")
+    parser.add_argument("--turns", type=int, default=2000, help="capture: user turns in the transcript")
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
+    if args.code and Path(args.code).resolve() != CODE.resolve():
+        python = Path(args.code).resolve() / ".venv" / "bin" / "python"
+        rest = [a for a in sys.argv[1:] if a not in ("--code", str(args.code)) and not a.startswith("--code=")]
+        os.execve(python, [str(python), __file__, *rest], dict(os.environ, RLM_MEM_CODE=str(Path(args.code).resolve())))
     figures, ok = {}, True
     if args.only in (None, "devices"):
         rows, queued = hostile_transcripts()
@@ -210,14 +264,30 @@ def main(argv=None) -> int:
         print(f"queue entries left: {len(queued)}\n")
         ok &= all(r["code"] == 0 and r["stderr_lines"] == 1 for r in rows) and not queued
     if args.only in (None, "redaction"):
-        rows = redaction_table()
-        figures["redaction"] = rows
-        print("| write path | field | secrets written | found stored |")
-        print("|---|---|---|---|")
+        rows, changed = redaction_table(args.corpus)
+        figures["redaction"], figures["lookalikes_changed"] = rows, changed
+        print(f"code: {CODE}; corpus: {args.corpus}")
+        print("| write path | field | formats | leaked | leaked % | which (first 6) |")
+        print("|---|---|---|---|---|---|")
         for r in rows:
-            print(f"| {r['path']} | {r['field']} | {r['secrets']} | {r['found_stored']} |")
+            share = 100 * r["leaked"] / r["formats"] if r["formats"] else 0
+            print(f"| {r['path']} | {r['field']} | {r['formats']} | {r['leaked']} | {share:.1f}% | "
+                  f"{', '.join(r['which'][:6])} |")
+        print("\n| look-alikes, field | not kept as written |\n|---|---|")
+        for field, lines in changed.items():
+            print(f"| {field} | {len(lines)} |")
+        for field, lines in changed.items():
+            for line in lines[:8]:
+                print(f"  {field}: {line[:100]}")
         print()
-        ok &= all(r["found_stored"] == 0 for r in rows)
+        ok &= all(r["leaked"] == 0 for r in rows)
+    if args.only == "capture":
+        got = capture_times(args.turns, max(1, min(args.runs, 5)), args.before)
+        figures["capture"] = got
+        print(f"rlm-mem ingest, {got['turns']} user turns ({got['bytes'] / 1e6:.1f} MB), {got['runs']} runs each: "
+              f"this code median {got['this_median']:.2f} s" + (f", before ({args.before}) median "
+                                                                 f"{got['before_median']:.2f} s, ratio "
+                                                                 f"x{got['ratio']:.2f}" if args.before else ""))
     if args.only in (None, "load"):
         load = session_end_under_load(args.runs, args.busy)
         figures["session_end_under_load"] = load

@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from brain.safety.redact import redact
 from brain.capture.candidates import (
     MemoryCandidate,
     format_candidates,
@@ -119,7 +120,7 @@ def test_parse_without_heading_or_marker_and_stops_at_prose():
 _word = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789", min_size=1, max_size=8)
 _filename = st.lists(_word, min_size=3, max_size=10).map(lambda ws: "_".join(ws) + ".md")
 _tag = st.text(st.characters(blacklist_characters=",[]'\"\n\r", blacklist_categories=("Cs", "Cc", "Zl", "Zp")),
-               min_size=1, max_size=12).map(str.strip).filter(bool)
+               min_size=1, max_size=12).map(str.strip).filter(lambda t: t and redact(t) == t)  # (a secret is not kept)
 _line = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="\x85"),
                 max_size=60).map(str.rstrip)
 _content = st.lists(_line, max_size=6).map("\n".join).map(lambda s: s.strip("\n")).filter(

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from harness.claude_code import BUNDLE_ROOT, fire
-from harness.trust_corpus import corpus, leaks, positives, write_everywhere
+from harness.trust_corpus import corpus, leaked, lookalikes_changed, positives, run_paths
 
 from brain.cli.main import cli
 from brain.safety.redact import redact, redact_value
@@ -122,36 +122,53 @@ def test_the_non_redacting_writers_have_named_callers():
 # ---------------------------------------------------------------- the corpus through every write path
 def test_the_corpus_is_big_enough():
     kinds = {line.split("\t", 1)[0] for line in corpus("positives.txt")}
-    assert len(corpus("positives.txt")) >= 60 and len(kinds) >= 25
-    assert len(corpus("lookalikes.txt")) >= 30
+    assert len(corpus("positives.txt")) >= 240 and len(kinds) >= 30
+    assert len(corpus("lookalikes.txt")) >= 160 and len(corpus("alone.txt")) >= 150
 
 
-def _no_secret_stored(tmp_path, cases):
-    runs = write_everywhere(tmp_path, cases)
-    paths = {path for _, counts, _ in runs for path, _ in counts}
-    assert {"library", "remember", "update", "forget", "capture", "import jsonl", "import markdown",
-            "import legacy", "import cognitive", "import claude-memory", "import candidates", "hooks",
-            "candidates fallback"} <= paths
-    found = []
-    for root, counts, texts in runs:
-        assert root.exists() or any(texts), root
-        found += [(root.name, secret[:24], where) for secret, where in leaks(root, texts, cases)]
-    assert not found, found[:20]
+def _no_secret_stored(tmp_path, one_per_kind):
+    rows = run_paths(tmp_path, one_per_kind=one_per_kind)
+    paths = {path for path, *_ in rows}
+    assert {"remember, update", "import (6 formats)", "library and imports", "remember", "update, forget", "capture",
+            "hooks", "SessionEnd, memory unwritable", "alone"} <= paths
+    fields = {field for path, field, *_ in rows if path == "alone"}
+    assert fields == {"tag", "conversation id", "ids in metadata", "quoted command argument",
+                      "value given to a secret store or login"}
+    found = [(path, field, kinds) for path, field, written, root, others in rows
+             if (kinds := leaked(root, others, written))]
+    assert not found, found
     # Something was stored on each path: a store left empty would pass the search above for nothing.
-    for root, _, texts in runs:
-        if root.name != "memory-fallback":
-            assert list(root.glob("chunks/*/chunk-*.json")) or root.name == "memory-hooks", root
-    assert (tmp_path / "memory-hooks" / "state" / "hud.json").exists()
-    assert list((tmp_path / "memory-hooks" / "state" / "queue").glob("*.json"))
+    for path, field, written, root, others in rows:
+        if path not in ("hooks", "SessionEnd, memory unwritable"):
+            assert list(root.glob("**/chunk-*.json")), (path, field)  # (chunks/ or archive/)
+    hooks_root = next(root for path, _, _, root, _ in rows if path == "hooks")
+    assert (hooks_root / "state" / "hud.json").exists() and list((hooks_root / "state" / "queue").glob("*.json"))
 
 
-def test_no_secret_of_any_family_reaches_any_stored_byte_on_any_write_path(tmp_path):
-    _no_secret_stored(tmp_path, positives(one_per_kind=True))
+def test_no_secret_of_any_kind_reaches_any_stored_byte_on_any_write_path(tmp_path):
+    _no_secret_stored(tmp_path, one_per_kind=True)
 
 
 @pytest.mark.slow
 def test_no_secret_of_the_whole_corpus_reaches_any_stored_byte_on_any_write_path(tmp_path):
-    _no_secret_stored(tmp_path, positives())  # (bench/trust.py --only redaction prints its table)
+    _no_secret_stored(tmp_path, one_per_kind=False)  # (bench/trust.py --only redaction prints its table)
+
+
+def test_a_secret_cut_before_it_was_redacted_counts_as_leaked(tmp_path):
+    """The search finds pieces: a token clipped to length before redaction (41 of an age key's 58 characters)."""
+    secret = "AGE-SECRET-KEY-1XZP262UP7DI0X35GQUYNHD8V8XBU4NQ3DSU7KV4HL8R60YBHOT386XCCBA"
+    root = tmp_path / "m"
+    root.mkdir()
+    (root / "a.json").write_text(json.dumps({"title": "Session: " + secret[:41] + "…"}))
+    assert leaked(root, [], [("age", [secret])]) == ["age"]
+    assert leaked(root, [secret[:10]], [("age", [secret])]) == ["age"]  # (stored in the root already)
+    (root / "a.json").write_text(json.dumps({"title": "Session: [REDACTED:private_key]"}))
+    assert leaked(root, [secret[:10]], [("age", [secret])]) == []
+
+
+def test_look_alikes_are_kept_on_every_field(tmp_path):
+    changed = lookalikes_changed(tmp_path)
+    assert not any(changed.values()), {field: lines[:5] for field, lines in changed.items() if lines}
 
 
 def test_redaction_keeps_the_store_own_ids_hashes_and_paths(tmp_path):

@@ -139,7 +139,7 @@ def test_read_only_refuses_every_change(server, store):
     ("?q=%ff%fe", 400, "cannot be read"),
     ("sessions?offset=-1", 400, "offset"),
     ("session", 400, "id=..."),
-    ("session?id=nobody", 404, "no session"),
+    ("session?id=nobody", 404, "no such session"),
     ("now?project=" + "p" * 300, 400, "no project"),
 ])
 def test_unknown_ids_and_bad_parameters_get_a_plain_error_page(server, store, path, status, message):

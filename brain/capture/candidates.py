@@ -47,7 +47,7 @@ class MemoryCandidate:
 
     def __post_init__(self):
         # frozen: normalise through object.__setattr__ so equal input always gives equal candidates
-        object.__setattr__(self, "filename", redact(str(self.filename)).strip())
+        object.__setattr__(self, "filename", _redacted_name(str(self.filename)))
         object.__setattr__(self, "category", redact(str(self.category)).strip().lower() or "present")
         tags = [self.tags] if isinstance(self.tags, str) else list(self.tags or ())
         object.__setattr__(self, "tags", tuple(t for t in (redact(str(t)).strip() for t in tags) if t))
@@ -57,6 +57,15 @@ class MemoryCandidate:
     def from_dict(cls, d: dict) -> "MemoryCandidate":
         return cls(filename=d.get("filename") or d.get("name") or "", category=d.get("category") or "present",
                    tags=d.get("tags") or (), content=d.get("content") or "")
+
+
+def _redacted_name(name: str) -> str:
+    """A file name redacted also as the words it joins with "_" (a token glued to "bot_token_" is not a token's
+    start): read with spaces, any secret found makes the name the redacted words, joined again."""
+    name = redact(name).strip()
+    spaced = name.replace("_", " ")
+    found = redact(spaced)
+    return name if found == spaced else found.replace(" ", "_")
 
 
 def _normalise_content(text) -> str:
@@ -95,7 +104,7 @@ def format_candidates(cands) -> str:
     items = []
     for number, cand in enumerate((_as_candidate(c) for c in cands), start=1):
         if cand.category not in CATEGORIES:
-            raise ValueError(f"category must be past, present or future, not {cand.category!r}")
+            raise ValueError("category must be past, present or future")
         name = cand.filename if _is_slug(cand.filename) else slug_filename(cand.filename or cand.content)
         tags = ", ".join(cand.tags)
         body = "\n".join(INDENT + line if line else "" for line in cand.content.split("\n"))

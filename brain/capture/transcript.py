@@ -6,7 +6,8 @@ incrementally: callers keep `end_offset` and pass it back as `start_offset` next
 file (a device such as /dev/zero or a FIFO is refused before anything is read) and one call reads at most
 MAX_READ bytes of it: a larger transcript is taken in turns.
 
-Stdlib only: capture hooks import this module.
+Stdlib and brain/safety only: capture hooks import this module. Every text it keeps is redacted as it is read,
+before anything clips, joins or summarises it.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 
 from brain.capture.settings.formats import format_of
+from brain.safety.redact import redact
 from brain.util.files import open_regular
 from brain.util.text import clip
 from brain.util.timestamps import timestamp_or_none
@@ -262,14 +264,20 @@ def _result_text(content) -> str:
 
 
 def _shorten_result(text: str) -> str:
-    # Test summaries and error lines sit at the end of output; the command's first lines at the start.
+    """Head and tail of a tool's output (test summaries and error lines sit at the end, the command's first lines at
+    the start), each cut where a line or word ends: a token cut in half no longer looks like one to the redactor."""
     if len(text) <= _RESULT_HEAD + _RESULT_TAIL:
         return text
-    return text[:_RESULT_HEAD] + "\n…\n" + text[-_RESULT_TAIL:]
+    head_end = max(text.rfind("\n", 0, _RESULT_HEAD), text.rfind(" ", 0, _RESULT_HEAD))
+    tail_start = len(text) - _RESULT_TAIL
+    breaks = [i for i in (text.find("\n", tail_start), text.find(" ", tail_start)) if i >= 0]
+    tail_start = min(breaks) + 1 if breaks else len(text)
+    return text[:max(head_end, 0)] + "\n…\n" + text[tail_start:]
 
 
 def _error_text(text: str) -> str:
-    text = re.sub(r"</?tool_use_error>", "", text).strip()
+    """An error as memory keeps it: redacted first, then clipped (a clipped token would no longer look like one)."""
+    text = redact(re.sub(r"</?tool_use_error>", "", text).strip())
     return clip(text, _ERROR_MAX) if text else "(error)"
 
 
@@ -281,7 +289,7 @@ def _todos(value) -> tuple[Todo, ...]:
         if isinstance(item, dict):
             content = _str(item.get("content")) or _str(item.get("activeForm"))
             if content:
-                todos.append(Todo(clip(content, 300), _str(item.get("status")) or "pending"))
+                todos.append(Todo(clip(redact(content), 300), _str(item.get("status")) or "pending"))
     return tuple(todos)
 
 
@@ -290,8 +298,10 @@ def _tool_use(block: dict) -> ToolUse:
     tool_input = block.get("input")
     if not isinstance(tool_input, dict):
         tool_input = {}
-    file_path = _str(tool_input.get("file_path")) or _str(tool_input.get("notebook_path"))
-    command = _str(tool_input.get("command")) if name == "Bash" else None
+    # Everything kept of a call is redacted before it is clipped, joined or summarised (a secret cut in half, or
+    # moved away from the word that named it, would no longer look like one).
+    file_path = _redacted(_str(tool_input.get("file_path")) or _str(tool_input.get("notebook_path")))
+    command = _redacted(_str(tool_input.get("command"))) if name == "Bash" else None
     todos = _todos(tool_input.get("todos")) if name == "TodoWrite" else ()
     if command:
         detail = command
@@ -301,14 +311,16 @@ def _tool_use(block: dict) -> ToolUse:
         detail = f"{len(todos)} todos"
     else:
         # First short string argument says enough: a pattern, a url, a query, a description.
-        detail = next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip()), "")
+        detail = redact(next((v for k, v in tool_input.items() if isinstance(v, str) and v.strip()), ""))
     summary = clip(f"{name}: {detail}" if detail else name, _SUMMARY_MAX)
     edit = _edit_texts(name, tool_input)
     configured = name in _SHOWS_FILES and format_of(file_path) is not None
     whole = name != "Read" or not (tool_input.get("offset") or tool_input.get("limit"))  # a part read is no file
     written = tool_input.get("content") if name == "Write" else None
-    # a small file written whole: its lines (a large one is not read past _EDIT_MAX)
-    gist = _edit_gist(("", written[:_EDIT_MAX]) if isinstance(written, str) else edit)
+    # a small file written whole: its lines (a large one is not read: its gist would be empty)
+    if isinstance(written, str):
+        written = redact(written) if len(written) < _EDIT_MAX else written[:_EDIT_MAX]
+    gist = _edit_gist(("", written) if isinstance(written, str) else edit)
     if gist:
         summary = f"{summary} → {gist}"
     return ToolUse(
@@ -400,7 +412,14 @@ def _edit_texts(name: str, tool_input: dict):
     pairs = [(o, n) for o, n in pairs if isinstance(o, str) and isinstance(n, str) and o != n]
     if not pairs:
         return None
-    return "\n".join(o for o, _ in pairs)[:_EDIT_MAX], "\n".join(n for _, n in pairs)[:_EDIT_MAX]
+    old, new = "\n".join(o for o, _ in pairs), "\n".join(n for _, n in pairs)
+    # redacted before they are cut; a text past _EDIT_MAX is cut and never kept whole (_edit_gist gives nothing)
+    return (redact(old) if len(old) < _EDIT_MAX else old[:_EDIT_MAX],
+            redact(new) if len(new) < _EDIT_MAX else new[:_EDIT_MAX])
+
+
+def _redacted(text):
+    return redact(text) if text else text
 
 
 # --- records ---------------------------------------------------------------------------------------------------
@@ -700,7 +719,7 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
         use_id = _str(block.get("tool_use_id"))
         if use_id:
             text = _result_text(block.get("content"))
-            results[use_id] = (block.get("is_error") is True, _shorten_result(text))
+            results[use_id] = (block.get("is_error") is True, redact(_shorten_result(text)))  # (errors are kept)
             if use_id in shown:  # one result a record: its toolUseResult is this call's
                 shown[use_id] = (text[:MAX_FILE_TEXT + 4096], record.get("toolUseResult") if len(tool_results) == 1
                                  else None)
@@ -709,7 +728,7 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
         for raw in texts:  # older Claude Code versions put a hook's context into the prompt itself
             if _FENCE_MARK in raw:
                 parsed.recalled.extend(_fenced_lines(raw))
-    text = "\n\n".join(t for t in (clean_text(t) for t in texts) if t)
+    text = "\n\n".join(t for t in (redact(clean_text(t)) for t in texts) if t)
     tool_uses = [_tool_use(b) for b in uses] if kind == "assistant" else []
     for use in tool_uses:
         if use.id and use.shows_file:

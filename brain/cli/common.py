@@ -10,6 +10,7 @@ import click
 
 from brain.context.resolve import resolve
 from brain.store.chunk_store import ChunkStore
+from brain.safety.redact import redact
 from brain.util.errors import describe
 
 
@@ -46,11 +47,12 @@ def emit_json(value) -> None:
 
 
 def as_click_error(exc: BaseException) -> click.ClickException:
-    """The `Error: ...` a person sees for an exception a command let through."""
+    """The `Error: ...` a person sees for an exception a command let through (redacted: a path or a library's message
+    may quote a token)."""
     message = describe(exc)
     if message is not None:
-        return click.ClickException(message)
-    return click.ClickException(f"unexpected {type(exc).__name__}: {exc} (RLM_MEM_DEBUG=1 shows details)")
+        return click.ClickException(redact(message))
+    return click.ClickException(redact(f"unexpected {type(exc).__name__}: {exc} (RLM_MEM_DEBUG=1 shows details)"))
 
 
 @contextmanager

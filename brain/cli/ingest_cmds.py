@@ -95,5 +95,5 @@ def _epoch(since):
         return None
     when = parse_timestamp(since)
     if when is None:
-        raise click.BadParameter(f"{since!r} is not an ISO date or time", param_hint="--since")
+        raise click.BadParameter("not an ISO date or time", param_hint="--since")
     return when.timestamp()

@@ -12,6 +12,7 @@ import sys
 import click
 
 from brain.cli.common import Env, as_click_error
+from brain.safety.redact import redact
 
 # command name -> "module:function"
 COMMANDS = {
@@ -57,7 +58,10 @@ class RlmMemGroup(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+        except click.ClickException as exc:  # click's own messages quote the value given ("'x' is not one of...")
+            exc.message = redact(exc.message)
+            raise
+        except (click.exceptions.Exit, click.Abort, KeyboardInterrupt):
             raise
         except Exception as exc:  # never a traceback for a person; RLM_MEM_DEBUG=1 shows it
             if os.environ.get("RLM_MEM_DEBUG"):

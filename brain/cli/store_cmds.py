@@ -221,7 +221,7 @@ def list_cmd(env, conversation, tags, chunk_type, since, until, project, kind, a
             project=project, kind=kind, archived=archived, limit=limit,
             max_sensitivity=None if sensitive else sensitivity.DEFAULT_LIMIT)
     except actions.InvalidDate as exc:  # a --since or --until that is not a date: a usage error
-        raise click.UsageError(str(exc)) from None
+        raise click.UsageError(f"--{exc}") from None  # the option as typed
     if hidden and not as_json:
         click.echo(f"({hidden} sensitive chunks hidden; add --sensitive to show them)", err=True)
     if as_json:

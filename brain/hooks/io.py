@@ -8,6 +8,7 @@ import os
 import stat
 import sys
 
+from brain.safety.triggers import may_hold_secret
 from brain.util import fastjson
 
 MAX_STDIN = 16 * 1024 * 1024
@@ -79,9 +80,15 @@ def envelope(event: str, context: str) -> str:
 
 
 def stderr_line(message: str) -> None:
-    """One line on stderr (what a failing-open hook says), never more."""
+    """One line on stderr (what a failing-open hook says), never more; redacted before it is cut (a message may quote
+    a path or an error that holds a token)."""
     try:
-        sys.stderr.write("rlm-mem: " + " ".join(str(message).split())[:300] + "\n")
+        text = " ".join(str(message).split())
+        if may_hold_secret(text):
+            from brain.safety.redact import redact  # (with `re`) only for a message that may hold a secret
+
+            text = redact(text)
+        sys.stderr.write("rlm-mem: " + text[:300] + "\n")
         sys.stderr.flush()
     except Exception:
         pass

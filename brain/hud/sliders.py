@@ -48,7 +48,7 @@ def slider_for(name: str) -> Slider:
         return _BY_NAME[norm(name)]
     except KeyError:
         known = ", ".join(s.label for s in SLIDERS)
-        raise ValueError(f"unknown slider {name!r}; sliders are {known}") from None
+        raise ValueError(f"unknown slider; sliders are {known}") from None
 
 
 def mode_values(mode: str) -> dict:

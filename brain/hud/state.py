@@ -53,15 +53,15 @@ def save_hud_state(root, state: dict) -> None:
 def _percent(value) -> int:
     """0–100 from an int, float or "70"/"70%"; out-of-range numbers are clamped, non-numbers are a ValueError."""
     if isinstance(value, bool):
-        raise ValueError(f"not a percentage: {value!r}")
+        raise ValueError("the value is not a percentage (0 to 100)")
     if isinstance(value, str):
         text = value.strip().rstrip("%").strip()
         try:
             value = float(text)
         except ValueError:
-            raise ValueError(f"not a percentage: {value!r}") from None
+            raise ValueError("the value is not a percentage (0 to 100)") from None
     if not isinstance(value, (int, float)) or math.isnan(value):
-        raise ValueError(f"not a percentage: {value!r}")
+        raise ValueError("the value is not a percentage (0 to 100)")
     return int(round(min(100.0, max(0.0, float(value)))))
 
 
@@ -89,7 +89,7 @@ def apply_mode(state: dict, mode: str) -> dict:
     """Switch to a preset mode (Base, Research, Creative, Technical, Concise; any case)."""
     canonical = _canonical_mode(mode)
     if canonical is None or canonical == CUSTOM_MODE:
-        raise ValueError(f"unknown mode {mode!r}; modes are {', '.join(MODES)}")
+        raise ValueError(f"unknown mode; modes are {', '.join(MODES)}")
     state["sliders"] = mode_values(canonical)
     state["mode"] = canonical
     return state

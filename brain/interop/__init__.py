@@ -27,7 +27,7 @@ __all__ = ["IMPORT_FORMATS", "EXPORT_FORMATS", "ImportReport", "ExportReport", "
 
 def format_module(fmt: str):
     if fmt not in _MODULES:
-        raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(IMPORT_FORMATS)} or auto")
+        raise ValueError(f"unknown format; use one of {', '.join(IMPORT_FORMATS)} or auto")
     return import_module(f"{__name__}.{_MODULES[fmt]}")
 
 
@@ -144,7 +144,7 @@ def export_store(store, fmt: str, out_dir, *, progress=None) -> ExportReport:
     """
 
     if fmt not in EXPORT_FORMATS:
-        raise ValueError(f"cannot export as {fmt!r}; use {' or '.join(EXPORT_FORMATS)}")
+        raise ValueError(f"unknown export format; use {' or '.join(EXPORT_FORMATS)}")
     out = Path(out_dir).expanduser()
     root = store.root.resolve()
     if out.resolve() == root or root in out.resolve().parents:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from brain.capture.candidates import MARKER, parse_candidates
 from brain.interop.records import Record, SourceError, read_text
+from brain.safety.redact import redact
 
 FORMAT = "candidates"
 CATEGORIES = ("past", "present", "future")
@@ -29,7 +30,7 @@ def records_from_text(text: str, file: str, mtime: str | None = None):
         if not cand.content.strip():
             raise SourceError(f"candidate {number} ({cand.filename}) has no content")
         stem = cand.filename[:-3] if cand.filename.endswith(".md") else cand.filename
-        metadata = {"title": stem.replace("_", " ").strip()[:300] or None,
+        metadata = {"title": redact(stem.replace("_", " ").strip())[:300] or None,  # redacted, then cut
                     "extra": {"candidate_file": cand.filename}}
         if cand.category in CATEGORIES:
             metadata["category"] = cand.category

@@ -97,6 +97,6 @@ def _index_notes(src: Path):
         bullet = _BULLET.match(line)
         if not bullet or _LINK.search(line):
             continue
-        yield Record(content=bullet["text"], ident=f"{INDEX}:{bullet['text'][:200]}", file=str(src), line=number,
+        yield Record(content=bullet["text"], ident=f"{INDEX}:{redact(bullet['text'])[:200]}", file=str(src), line=number,
                      created=created, confidence=0.9,
                      metadata={"original_type": "index-note", "extra": {"claude_memory_file": INDEX}})

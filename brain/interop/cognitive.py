@@ -22,6 +22,7 @@ from brain.interop.records import (
     timestamp,
     with_title,
 )
+from brain.safety.redact import redact
 from brain.store.lifecycle import PROCEDURE_PARTS, procedure_text
 
 FORMAT = "cognitive"
@@ -105,7 +106,7 @@ def _edge(src: Path, meta: dict, body: str) -> LinkRequest:
     if meta.get("id") is not None:
         original["edge_id"] = meta["id"]
     if body.strip():
-        original["description"] = body.strip()[:2000]
+        original["description"] = redact(body.strip())[:2000]  # redacted, then cut
     return LinkRequest(src=str(meta["from_id"]), link_type=link_type(relation), dst=str(meta["to_id"]),
                        file=str(src), original=original if len(original) > 3 or relation.upper() not in RELATIONS
                        else None,

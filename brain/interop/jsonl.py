@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from brain.interop.records import Issue, Record, SourceError, jsonable, timestamp
+from brain.safety.redact import redact
 from brain.store.chunk import CHUNK_TYPES, EXTRA_LINK_TYPES, LINK_TYPES, SOURCES, is_chunk_id
 from brain.store.chunk_store import METADATA_FIELDS
 from brain.store.validation import schema_errors
@@ -120,7 +121,7 @@ def record_from(obj: dict, file: str, line: int | None):
     """A Record from one import record (already valid against its schema), or an Issue."""
     created = timestamp(obj.get("created"))
     if obj.get("created") and not created:
-        return Issue(file, f"created {obj['created']!r} is not an ISO 8601 time", line)
+        return Issue(file, "created is not an ISO 8601 time", line)
 
     metadata, extra = {}, {}
     for name, value in (obj.get("metadata") or {}).items():
@@ -141,7 +142,7 @@ def record_from(obj: dict, file: str, line: int | None):
     conversation = obj.get("conversation_id", md.get("conversation_id"))
     return Record(
         content=obj["content"], file=file, line=line,
-        ident=str(record_id) if record_id else f"{conversation}|{created}",
+        ident=str(record_id) if record_id else f"{redact(str(conversation))}|{created}",  # (redacted, then joined)
         chunk_type=obj.get("type"), tags=obj.get("tags") or [], created=created or timestamp(md.get("created")),
         confidence=obj.get("confidence", md.get("confidence", 0.8)), conversation_id=conversation,
         source=obj.get("source", "import"), metadata=metadata, links=links,

@@ -24,6 +24,7 @@ from brain.interop.records import (
     timestamp,
     with_title,
 )
+from brain.safety.redact import redact
 
 FORMAT = "legacy"
 CATEGORIES = ("past", "present", "future")
@@ -90,7 +91,7 @@ def read(src: Path, context=None):
     marker = _MARKER.match(title)
     flag = marker.group(1).upper() if marker else None
     clean_title = _MARKER.sub("", title).strip() or title
-    metadata = {"title": clean_title[:300], "extra": {"legacy_file": src.name}}
+    metadata = {"title": redact(clean_title)[:300], "extra": {"legacy_file": src.name}}  # redacted, then cut
     category = fields.get("category", "").strip().strip("[]").lower()
     if category in CATEGORIES:
         metadata["category"] = category

@@ -68,7 +68,7 @@ class Importer:
         try:
             created = normalize_timestamp(rec.created) if rec.created else utc_now()
         except ValueError:
-            self.report.error(rec.file, f"unreadable time {rec.created!r}", rec.line)
+            self.report.error(rec.file, "created is not a time rlm-mem can read", rec.line)
             return
         base = f"{self.fmt}:{rec.ident}:{digest(rec.content)}"
         previous = None
@@ -83,7 +83,7 @@ class Importer:
                 self.seen.add(chunk_id)
                 md = dict(rec.metadata)
                 md.setdefault("provenance", {"kind": "import", "file": rec.file, "format": self.fmt,
-                                             "ref": rec.ident[:1000]})
+                                             "ref": redact(rec.ident)[:1000]})  # redacted, then cut
                 if len(pieces) > 1:
                     md["part"] = {"index": index, "count": len(pieces)}
                 links = {k: list(v) for k, v in rec.links.items()}

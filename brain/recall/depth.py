@@ -29,7 +29,7 @@ def outcome_text(chunk: dict, limit: int = 220) -> str:
 
 def render(chunk: dict, depth: str = "full") -> str:
     if depth not in DEPTHS:
-        raise ValueError(f"unknown depth {depth!r}; use one of {', '.join(DEPTHS)}")
+        raise ValueError(f"unknown depth; use one of {', '.join(DEPTHS)}")
     if depth == "summary":
         return summary_line(chunk)
     if depth == "outcome":

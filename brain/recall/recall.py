@@ -37,7 +37,7 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
     leaves through os._exit right after (the prompt hook), so the read-only index is left open: closing it
     (unmapping it, freeing its page cache) cost ~0.8 ms of the hook at 100,000 memories (bench/run.py)."""
     if depth not in DEPTHS:
-        raise ValueError(f"unknown depth {depth!r}; use one of {', '.join(DEPTHS)}")
+        raise ValueError(f"unknown depth; use one of {', '.join(DEPTHS)}")
     check_level(max_sensitivity)
     budget = weights.DEFAULT_BUDGET_TOKENS if budget_tokens is None else max(0, int(budget_tokens))
     limit = weights.DEFAULT_LIMIT if limit is None else max(0, int(limit))

@@ -17,8 +17,9 @@ Why it looks the way it does:
 
 import re
 
-from brain.safety import shapes, triggers
+from brain.safety import commands, formats, shapes, triggers
 from brain.safety.shapes import is_hex, is_placeholder, looks_like_password, looks_like_path, looks_random, starts_token
+from brain.safety.token_shape import alone_token_kind
 
 MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9_]{1,40}\]")
 
@@ -36,15 +37,25 @@ _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _DOTTED_RE = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")   # self.password, settings.API_KEY
 _IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A part of a dotted name in code: lower_case, UPPER_CASE or camelCase words ("settings.DB_PASSWORD", "cfg.dbPass"),
+# not a random run ("cXU2C.yIQWNNdrhDbA" is a password with a dot in it).
+_NAME_PART_RE = re.compile(r"[a-z_][a-z0-9_]*|[A-Z_][A-Z0-9_]*|[a-z]+(?:[A-Z][a-z]+)+[0-9]*")
 
 
 _FILE_EXTENSIONS = frozenset("md txt json jsonl yaml yml toml env cfg conf ini log csv pem key".split())
 
 
+_CMDLET_RE = re.compile(r"[A-Z][A-Za-z]{1,15}-[A-Z][A-Za-z]{1,40}")  # PowerShell: $pw = ConvertTo-SecureString ...
+
+
 def _is_reference(value, key_word):
-    """An unquoted value that is code, not a literal: a call, attribute access, or a variable named after
-    the key (`api_key=API_KEY`, `password=db_password`). "hunter22.md" is a name ending in a file extension."""
-    if "(" in value or (_DOTTED_RE.fullmatch(value) and value.rsplit(".", 1)[1].lower() not in _FILE_EXTENSIONS):
+    """An unquoted value that is code, not a literal: a call, attribute access, a PowerShell cmdlet, or a variable
+    named after the key (`api_key=API_KEY`, `password=db_password`). "hunter22.md" is a name ending in a file
+    extension."""
+    if "(" in value or (_DOTTED_RE.fullmatch(value) and value.rsplit(".", 1)[1].lower() not in _FILE_EXTENSIONS
+                        and all(_NAME_PART_RE.fullmatch(part) for part in value.split("."))):
+        return True
+    if _CMDLET_RE.fullmatch(value):
         return True
     return (len(key_word) >= 5 and _IDENTIFIER_RE.fullmatch(value) is not None
             and key_word in value.lower().replace("-", "_"))
@@ -85,7 +96,8 @@ def _find_private_keys(text, lower):
 
 _find_aws_secret = _shape_finder(
     "aws_secret_key",
-    r"(?:secret_?access_?key|aws_?secret_?(?:access_?)?key)\\?[\"']?[ \t]{0,8}[:=][ \t]{0,8}\\?[\"']?"
+    r"(?:secret[_ ]?access[_ ]?key|aws[_ ]?secret[_ ]?(?:access[_ ]?)?key)\\?[\"']?(?:[ \t]{0,4}\[[^\]\n]{0,20}\])?"
+    r"[ \t]{0,8}[:=][ \t]{0,8}\\?[\"']?"
     r"([a-z0-9/+]{40})(?![a-z0-9/+=])",
     group=1, boundary=False, on_lower=True)
 _find_slack_hook = _shape_finder(
@@ -103,11 +115,19 @@ _AUTH_HEADER = re.compile(  # any scheme: Bearer, Basic, Token, SSWS (Okta), Dig
 _BEARER = re.compile(r"bearer[ \t]+([a-z0-9._~+/=-]{20,4096})")
 
 
+_BARE_AUTHORIZATION = re.compile(r"authorization\\?[\"']?\]?[ \t]*[:=][ \t]*\\?[\"']?(?:key=)?"
+                                 r"([a-z0-9][^\s\"'`<>\\,;]{15,4095})")
+
+
 def _find_auth_headers(text, lower):
     for m in _AUTH_HEADER.finditer(lower):
         value = text[m.start(2):m.end(2)]
         if len(value) >= 8 and not is_placeholder(value):
             yield ("basic_auth" if m.group(1) == "basic" else "bearer"), m.start(2), m.end(2)
+    for m in _BARE_AUTHORIZATION.finditer(lower):  # a token with no scheme before it (SparkPost, FCM's key=)
+        value = text[m.start(1):m.end(1)]
+        if (looks_random(value) or is_hex(value)) and not is_placeholder(value):
+            yield "bearer", m.start(1), m.end(1)
 
 
 def _find_bearer_tokens(text, lower):
@@ -135,19 +155,21 @@ def _find_cookies(text, lower):
 
 _ASSIGNMENT = re.compile(
     r"""(?x)
-    (?P<word>pass(?:phrase|word|wd)?|secret|token|api[_-]?key|key|pwd|auth|credentials?)
-    (?P<keyquote>\\?["'])?
+    (?P<word>pass(?:phrase|word|wd)?|secret|token|api[_-]?key|key|pwd|auth|credentials?|psk|salt|mnemonic|macaroon)
+    (?P<plural>s)?(?P<suffix>[_-](?:base|value|b64|base64|hex|raw|string|str|data|private|secret|name))?
+    (?P<keyquote>\\?["']\]?)?
     [ \t]{0,8} (?P<sep>:=|=>|==|=|:(?!:)) [ \t]{0,8}
     (?:
         \\?" (?P<dq>[^"\n]{0,1024}?) \\?"          # "value" (also \"value\" inside JSON-encoded text)
       | \\?' (?P<sq>[^'\n]{0,1024}?) \\?'
+      | \\?["'] (?P<open>[^"'\n]{1,1024}) (?=\n|\Z)   # a quote never closed (a line cut short)
       | (?P<bare>[^\s"'`,;&<>\\\[\](){}=:]{0,1024})  # shell, code, query strings (see below)
     )
     """
 )
 _KEY_NAME_CHARS = _WORD | frozenset("_.-")
 # Short words must start a name part: "monkey=", "bypass=" are not credentials, "dbPass=", "api_key=" are.
-_NEEDS_BOUNDARY = frozenset(("pass", "key", "apikey", "api_key", "api-key", "pwd", "auth"))
+_NEEDS_BOUNDARY = frozenset(("pass", "key", "apikey", "api_key", "api-key", "pwd", "auth", "psk", "salt"))
 # Words before "key" that make a weak key strong (any real value is a secret), and those that name data
 # structures, not credentials (a hash or an id under them is what it looks like).
 SECRET_QUALIFIERS = frozenset("""
@@ -156,7 +178,8 @@ licence service admin root bot webhook deploy integration ingest ingestion serve
 personal oauth consumer shared storage subscription
 """.split())
 NON_SECRET_NOUNS = frozenset("""
-cache primary foreign sort partition public composite unique hash dict map lookup index row object routing shard
+publishable
+cache primary foreign sort partition public composite unique hash dict map lookup index row object shard
 group natural surrogate candidate registry translation i18n react list json yaml config hot music keyboard
 idempotency dedup dedupe etag ssh gpg pgp host fingerprint cursor page next continuation cancellation pagination
 sync max input output prompt completion total count limit hotkey short
@@ -176,8 +199,16 @@ def _qualifier(key_name):
 def _assignment_kind(word, key_name):
     """(kind, strong) from the key's last word: strong keys redact any real value, weak ones (a plain
     *_KEY such as CACHE_KEY, or AUTH=) only random-looking values."""
-    if word.startswith("pass") or word == "pwd":
+    if word.startswith("pass") or word in ("pwd", "psk"):
         return "password", True
+    if word == "mnemonic":
+        return "private_key", True
+    if word == "macaroon":
+        return "token", True
+    if word == "macaroon":
+        return "token", True
+    if word == "salt":
+        return "secret", False
     if word == "token":
         return "token", True
     if word.startswith("api"):
@@ -223,7 +254,20 @@ def _judge_assignment(text, lower, m):
     while key_start > 0 and word_start - key_start < 64 and text[key_start - 1] in _KEY_NAME_CHARS:
         key_start -= 1
     kind, strong = _assignment_kind(word, lower[key_start:word_start])
-    quoted = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else None
+    suffix = (m.group("suffix") or "")[1:]
+    if suffix in ("private", "secret"):  # MJ_APIKEY_PRIVATE, API_KEY_SECRET
+        kind, strong = "secret", True
+    elif suffix == "name":  # token_name: a name, unless it is made like a token (Teleport's join token)
+        strong = False
+        word = "name"
+    suffix = (m.group("suffix") or "")[1:]
+    if suffix in ("private", "secret"):  # MJ_APIKEY_PRIVATE, API_KEY_SECRET
+        kind, strong = "secret", True
+    elif suffix == "name":  # token_name: a name, unless it is made like a token (Teleport's join token)
+        strong = False
+        word = "name"
+    quoted = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else \
+        "open" if m.group("open") is not None else None
     if quoted:
         start, end = m.span(quoted)
     else:
@@ -231,10 +275,13 @@ def _judge_assignment(text, lower, m):
         line_key = _at_line_start(text, key_start)
         # A bare value stops at "=" and ":" so "key=key=key=..." cannot make every match rescan the rest of
         # the line; in .env and YAML lines the value runs to the next space (`DB_PASSWORD=p@ss;w=rd`).
-        if line_key:
+        if line_key or lower.startswith(("base64:", "hex:"), start):  # (APP_KEY=base64:…: the encoding's name too)
             end = _NON_SPACE_RUN.match(text, end).end()
         elif text.startswith("=", end):  # base64 padding ("AccountKey=abc…==;")
             end += 2 if text.startswith("==", end) else 1
+        if m.group("plural") and not m.group("keyquote") and text.startswith(",", end) \
+                and looks_random(text[start:end]):  # APP_KEYS=a,b,c: each of a list of keys
+            end = _NON_SPACE_RUN.match(text, end).end()
         end = start + len(text[start:end].rstrip(".,;:!?"))
         if _is_reference(text[start:end], word.replace("-", "_")):
             return None
@@ -250,7 +297,10 @@ def _judge_assignment(text, lower, m):
     if not strong:
         qualifier = _qualifier(lower[key_start:word_start])
         # A hash under CACHE_KEY or a plain "key:" (the store's own key hashes) is what it looks like.
-        if qualifier in NON_SECRET_NOUNS or (not qualifier and is_hex(value)) or not looks_random(value):
+        # {"key": "9b34…"} (Kaggle's kaggle.json), token_name: <hex> (Teleport): a key in hex under a plain name
+        keyed_json = (m.group("keyquote") or word == "name") and is_hex(value) and len(value) >= 32
+        if qualifier in NON_SECRET_NOUNS or (not qualifier and is_hex(value) and not keyed_json) \
+                or not (looks_random(value) or keyed_json):
             return None
     return kind, start, end
 
@@ -259,42 +309,213 @@ def _judge_assignment(text, lower, m):
 
 # "the Datadog API key is 0123…", "Twilio auth token: …", "my password is hunter22": a keyword, a short gap
 # of linking words, then the value. Keys and tokens must look machine-made; passwords must not look like words.
+# A keyword, a short gap, the value. The keywords: English and the words other languages use for a password; a
+# personal access token (PAT), a session cookie, recovery and backup codes. The gap: linking words ("is", "was",
+# "to", ":"), or up to six words and a parenthesis before one ("the key they gave us for the partner API:", "secret
+# key (for the export API) is", "Passwort im Büro ist").
 _PROSE_KEY = re.compile(  # (no look-behind before the keyword: it would cost a check at every position)
-    r"(?P<kw>key|token|secret|pass(?:word|wd|phrase)|pwd?|cred(?:ential)?s?|sid)s?(?![a-z0-9_./\\-])"
-    r"(?P<gap>[ \t]{0,3}(?:(?:is|was|are|=|:|->|=>|of|set to|here|reads)[ \t]{0,3}){0,2}"
-    r"|(?:[ \t]{1,3}[a-z]{1,12}){1,3}[ \t]{0,3}(?:is|was|are|=|:)[ \t]{0,3})"  # "the key for signing is …"
-    r"[`'\"(\[]?(?P<val>[a-z0-9][a-z0-9_\-.~+/!@#$%^*]{5,511})")
-_PASSWORD_WORDS = frozenset(("password", "passwd", "passphrase", "pwd", "pw"))
+    r"(?P<kw>key|token|secret|pass(?:word|wd|phrase)|pwd?|cred(?:ential)?s?|sid|seed|totp|pat|sessionid|jsessionid"
+    r"|macaroon|passwort|kennwort|contrase(?:ñ|n)a|senha|mot de passe|wachtwoord|(?:recovery|backup)[ -]codes?)"
+    r"s?(?![a-z0-9_./\\-])"
+    r"(?P<gap>(?:[ \t]{1,3}(?:\([^()\n]{0,40}\)|[^\W\d_][\w.@'’-]{0,15},?)){1,8}[ \t]{0,3}"
+    r"(?:is|was|are|ist|est|es|é|=|:|->)[ \t]{0,3}"
+    r"|[ \t]{0,3}(?:(?:is|was|are|=|:|->|=>|of|set to|to|here|reads)[ \t]{0,3}){0,2})"
+    r"[`'\"(\[]?(?P<val>[a-z0-9/+][a-z0-9_\-.~+/!@#$%^*&()=?]{3,511})")
+_PASSWORD_WORDS = frozenset(("password", "passwd", "passphrase", "pwd", "pw", "passwort", "kennwort", "contraseña",
+                             "contrasena", "senha", "mot de passe", "wachtwoord"))
+# A word after the keyword saying the value is something else than the secret ("key fingerprint is", "token id:").
+_NOT_THE_VALUE = NON_SECRET_NOUNS | frozenset(("id", "ids", "name", "names", "fingerprint", "hash", "digest", "size",
+                                               "length", "type", "format", "rotation", "policy", "expiry", "scope"))
+_HASH_LABEL = re.compile(r"(?:sha-?(?:1|256|384|512)|md5):$")
+_NEXT_PARAMETER = re.compile(r"[&?][a-z_][a-z0-9_.-]{0,40}=")
+# Codes a person keeps: "5aa8d-ecf62", "7434 9840"; app passwords in four groups: "gmen beaf lcqs tnye".
+_CODE_GROUPS = re.compile(r"[a-z0-9]{4,6}(?:[ -][a-z0-9]{4,6}){1,3}(?![a-z0-9])")
+_APP_PASSWORD = re.compile(r"[a-z]{4}(?:[ -][a-z]{4}){3}(?![a-z0-9])")
+_QUOTED_PHRASE = re.compile(r"[\"“']([^\"”'\n]{6,128})[\"”']")
 _ARTICLES = frozenset(("", "the", "a", "an", "this", "that", "its", "their", "our", "my", "your", "same", "new"))
 
 
+# Words glued before a keyword that still make it one ("authtoken", "apikey", "secretkey"): the compound is read
+# as the keyword with that qualifier.
+_COMPOUND_HEADS = frozenset(("auth", "api", "access", "secret", "bot", "app", "refresh", "session", "private",
+                             "signing", "master", "deploy", "client", "oauth", "bearer", "id"))
+
+
+def _glued_head(lower, start):
+    """The letters glued before position `start` ("auth" in "authtoken"), or "" when none."""
+    head = start
+    while head > 0 and start - head < 12 and lower[head - 1].isalpha():
+        head -= 1
+    return lower[head:start]
+
+
 def _find_prose_keys(text, lower):
-    for m in _PROSE_KEY.finditer(lower):
-        kw = m.group("kw")
-        if m.start() and lower[m.start() - 1].isalnum():
-            continue  # inside a longer word ("monkey", "bypassword")
-        start, end = m.start("val"), m.end("val")
-        end = start + len(text[start:end].rstrip(".,;:?)"))  # ("!" may end a password as well as a sentence)
-        value = text[start:end]
-        if kw in _PASSWORD_WORDS:
-            if (m.group("gap").strip() or kw != "pw") and looks_like_password(value) \
-                    and not _is_reference(value, kw):
-                yield "password", start, end
+    pos = 0
+    while (m := _PROSE_KEY.search(lower, pos)) is not None:
+        pos = m.end("kw")  # (the next keyword may sit in this one's value: "TOTP seed …")
+        yield from _prose_key(text, lower, m)
+
+
+def _prose_key(text, lower, m):
+    """One match of _PROSE_KEY: the value it names, if that is a secret."""
+    kw = m.group("kw")
+    head = _glued_head(lower, m.start())
+    if head and (head not in _COMPOUND_HEADS or kw in _PASSWORD_WORDS):
+        return  # inside a longer word ("monkey", "bypassword")
+    if m.start() > len(head) and lower[m.start() - len(head) - 1].isalnum():
+        return
+    start, end = m.start("val"), m.end("val")
+    gap_words = m.group("gap").split()
+    if gap_words and gap_words[0].strip(",") in _NOT_THE_VALUE or _HASH_LABEL.search(lower, max(0, start - 8),
+                                                                                       start):
+        return  # "key fingerprint is …", "token id: …", "SHA256:…": what follows is not the secret
+    if m.group("gap").strip().endswith("to") and (kw not in ("secret", "key") and kw not in _PASSWORD_WORDS
+                                                    or lower.startswith("0x", start)):
+        return  # "send the tokens to 0x…" (an address); "the webhook secret to …" is a value
+    if kw.startswith(("recovery", "backup")):
+        codes = _CODE_GROUPS.match(lower, start)
+        if codes and any(c.isdigit() for c in codes.group()):
+            yield "password", codes.start(), codes.end()
+        return
+    if kw in _PASSWORD_WORDS:
+        opening = lower[m.end("gap"):m.end("gap") + 1]
+        phrase = _QUOTED_PHRASE.match(text, m.end("gap")) if opening in "\"“'" else None
+        grouped = _APP_PASSWORD.match(lower, start)
+        if phrase and " " in phrase.group(1):  # "passphrase … is "access kid express oval""
+            yield "password", phrase.start(1), phrase.end(1)
+            return
+        if grouped:  # an app password, as Google and Apple show it
+            yield "password", grouped.start(), grouped.end()
+            return
+    end = start + len(text[start:end].rstrip(".,;:?)"))  # ("!" may end a password as well as a sentence)
+    query = _NEXT_PARAMETER.search(lower, start, end)  # "api_key=K&page=2": the value ends at the next parameter
+    if query:
+        end = query.start()
+    value = text[start:end]
+    if kw in _PASSWORD_WORDS:
+        if (m.group("gap").strip() or kw != "pw") and looks_like_password(value) \
+                and not _is_reference(value, kw):
+            yield "password", start, end
+        return
+    qualifier = head or _qualifier(lower[max(0, m.start() - 32):m.start()].rsplit(None, 1)[-1:][0] if
+                                   lower[max(0, m.start() - 32):m.start()].strip() else "")
+    if qualifier in NON_SECRET_NOUNS or is_placeholder(value) or looks_like_path(value):
+        return
+    short_gap = len(m.group("gap").split()) <= 1
+    if is_hex(value) and (len(value) < 32 or (kw == "key" and qualifier in _ARTICLES and short_gap)):
+        return  # "the key is 3f9a…", "key:0123…" (the store's own key hashes): a hash, not a credential
+    if looks_random(value) or is_hex(value):
+        kind = "token" if kw in ("token", "sid", "pat", "sessionid", "jsessionid", "macaroon") else \
+            "api_key" if kw == "key" and qualifier == "api" else "secret"
+        yield kind, start, end
+
+
+# A secret written in groups of four after its name (a TOTP seed as authenticator apps show it: "2FA secret: jbsw
+# y3dp ehpk 3pxp"): base32 letters and digits, at least one digit of base32's 2-7 among them.
+_GROUPED_SECRET = re.compile(r"(?:secret|seed|key|totp|2fa|mfa|otp)(?:[ \t][a-z]{1,12}){0,4}[ \t]*(?:is|was|:|=)[ \t]*"
+                             r"((?:[a-z2-7]{4}[ \t]){3,15}[a-z2-7]{2,4})(?![a-z0-9])")
+
+
+_GROUPED_PASSWORD = re.compile(r"pass(?:word|wd)(?:[ \t][a-z-]{1,16}){0,5}[ \t]*(?:is|was|:|=)[ \t]*"
+                               r"([a-z]{4}(?:[ -][a-z]{4}){3})(?![a-z0-9])")
+
+
+def _find_grouped_secrets(text, lower):
+    for m in _GROUPED_SECRET.finditer(lower):
+        if any(c in "234567" for c in m.group(1)):
+            yield "secret", m.start(1), m.end(1)
+    for m in _GROUPED_PASSWORD.finditer(lower):  # an app password, as Google and Apple show it
+        yield "password", m.start(1), m.end(1)
+
+
+# A setting written "name value" at a line's start (redis.conf's requirepass, Gradle's storePassword "…", an
+# ssh_config-like file): the name ends with a secret's word, the value is the line's one other word.
+_SPACED_SETTING = re.compile(r"(?m)^[ \t]{0,16}([A-Za-z_][\w.-]{0,63})[ \t]{1,8}(\"[^\"\n]{1,512}\"|'[^'\n]{1,512}'"
+                             r"|[^\s\"'=:]{4,512})[ \t]*$")
+_SETTING_NAME = re.compile(r"(?:pass(?:word|wd|phrase)?|secret|token|requirepass|masterauth|api_?key|psk)$",
+                           re.IGNORECASE)
+
+
+def _find_spaced_settings(text, lower):
+    for m in _SPACED_SETTING.finditer(text):
+        if not _SETTING_NAME.search(m.group(1)) or m.group(1).lower() in ("the", "a"):
             continue
-        qualifier = _qualifier(lower[max(0, m.start() - 32):m.start()].rsplit(None, 1)[-1:][0] if
-                               lower[max(0, m.start() - 32):m.start()].strip() else "")
-        if qualifier in NON_SECRET_NOUNS or is_placeholder(value) or looks_like_path(value):
+        value, start, end = m.group(2), m.start(2), m.end(2)
+        if value[0] in "\"'":
+            value, start, end = value[1:-1], start + 1, end - 1
+        if len(value) >= 4 and not is_placeholder(value) and not _is_reference(value, ""):
+            yield "password" if "pass" in m.group(1).lower() else "secret", start, end
+
+
+# --- tokens alone -----------------------------------------------------------------------------------------
+
+def _find_alone_token(text, lower):
+    """A whole field that is one token (a tag, an id, a title made of one word) judged by its shape; of a single
+    `name=value` word, the value; of an id joined from fields ("<conversation>|<time>", "a=1;b=2"), each field."""
+    value = text.strip().strip("\"'`").rstrip(".,;:")
+    if not value or not triggers.could_be_alone_token(value):
+        return
+    start = text.find(value)
+    name, eq, _ = value.partition("=")
+    if eq and any(word in name.lower() for word in triggers.ASSIGNMENT):
+        return  # SECRET_TOKEN=…, APP_KEYS=a,b: the assignment rule's
+    if ("|" in value or "," in value or ";" in value) and not alone_token_kind(value):
+        for part in _ID_PARTS.finditer(value):
+            if part.end() - part.start() >= 8:
+                yield from _alone_value(part.group(), start + part.start())
+        return
+    yield from _alone_value(value, start)
+
+
+def _alone_value(value, start):
+    name, eq, rest = value.partition("=")
+    if eq and rest.strip("=") and _IDENTIFIER_RE.fullmatch(name.replace("-", "_").replace(".", "_")):
+        if any(word in name.lower() for word in triggers.ASSIGNMENT):
+            return  # SECRET_TOKEN=…, AccountKey=…: the assignment rule's
+        start, value = start + len(name) + 1, rest
+    kind = alone_token_kind(value)
+    if kind:
+        yield kind, start, start + len(value)
+
+
+_ID_PARTS = re.compile(r"[^|,;]{1,4096}")
+
+
+# A long machine-made token standing in prose with nothing to name it: long enough (45+) to leave out addresses
+# and 32-byte hashes in base64, mixing upper case, lower case and digits, with no vendor-style prefix (ids have
+# one: "msg_01…", "req_…", "cs_test_…"), and not the value of an id, hash or signature field.
+_BARE_RUN = re.compile(r"(?<![A-Za-z0-9+/=_.~:-])[A-Za-z0-9][A-Za-z0-9+/_.~-]{%d,4096}={0,2}(?![A-Za-z0-9+/=_.~-])"
+                       % (triggers.MIN_BARE_TOKEN - 1))
+_ID_KEYED = re.compile(r"(?:id|ids|uuid|signature|sig|hash|digest|checksum|etag|nonce|integrity|sha\d*|md5|cid|"
+                       r"fingerprint|cursor|commit|version|ref|key_?id|base64)[\"']?[ \t]*[:=,][ \t]*[\"']?$")
+
+
+def _find_bare_tokens(text, lower):
+    for m in _BARE_RUN.finditer(text):
+        value = m.group()
+        if shapes.has_vendor_prefix(value) or not triggers.mixes_all_classes(value):
             continue
-        if is_hex(value) and (len(value) < 32 or (kw == "key" and qualifier in _ARTICLES)):
-            continue  # "the key is 3f9a…", "key:0123…" (the store's own key hashes): a hash, not a credential
-        if looks_random(value) or is_hex(value):
-            kind = "token" if kw in ("token", "sid") else "api_key" if kw == "key" and qualifier == "api" else "secret"
-            yield kind, start, end
+        if _ID_KEYED.search(lower, max(0, m.start() - 24), m.start()) or _in_public_block(text, m.start()):
+            continue
+        if alone_token_kind(value) == "token":
+            yield "token", m.start(), m.end()
+
+
+def _in_public_block(text, at) -> bool:
+    """Whether position `at` is inside an armored block that is not a private key (a certificate, a public key)."""
+    begin = text.rfind("-----BEGIN ", max(0, at - 16384), at)
+    if begin < 0 or text.find("-----END ", begin, at) >= 0:
+        return False
+    return "PRIVATE" not in text[begin:text.find("-----", begin + 11, at) if text.find("-----", begin + 11, at) > 0
+                                 else at]
 
 
 # --- putting it together ---------------------------------------------------------------------------------
 
-_LONG = ()  # instead of triggers: the finder runs when the text has a word of 16 characters or more
+_LONG = ()  # instead of triggers: the finder runs when the text has a word of 14 characters or more
+_BARE = ((),)  # ... when it has a word long enough for a bare token (triggers.has_bare_token_shape)
+_COMMAS = (((),),)  # ... when it holds 63 commas or more (a 64-number array)
+_TYPED = ((((),),),)  # ... when a word mixes all four classes (triggers.has_typed_password)
 # (finder, triggers, triggers_are_lower_case): a finder runs only if one of its triggers occurs in the text
 # (in its lower-cased copy for lower-case triggers). Triggers live in brain/safety/triggers.py, which a writer
 # on a hook's path asks first (`may_hold_secret`) so that clean strings never load this module.
@@ -305,17 +526,37 @@ _RULES = (
     (_find_aws_secret, triggers.AWS_SECRET, True),
     (_find_slack_hook, ("hooks.slack.com",), False),
     (shapes.find_telegram, (":AA",), False),
-    (shapes.find_infix_tokens, (".atlasv1.", "-us"), False),
+    (shapes.find_infix_tokens, (".atlasv1.", "-us", "AZDO"), False),
     (_find_sas_signature, ("sig=",), False),
     (shapes.find_azure_client_secrets, ("Q~",), False),
     (shapes.find_url_secrets, triggers.URL, False),
-    (shapes.find_cli_secrets, None, True),       # its own search for flags and command names
-    (shapes.find_secret_flags, ("-",), False),  # (then its keywords, which are rarer than "-")
+    (commands.find_cli_secrets, None, True),       # its own search for flags and command names
+    (commands.find_secret_flags, ("-",), False),  # (then its keywords, which are rarer than "-")
+    (commands.find_quoted_tokens, ("'", '"', "`"), False),
     (_find_auth_headers, triggers.AUTHORIZATION, True),
     (_find_bearer_tokens, triggers.BEARER, True),
+    (formats.find_basic_credentials, triggers.BASIC, True),
     (_find_cookies, triggers.COOKIE, True),
+    (formats.find_session_cookies, triggers.SESSION, True),
     (_find_assignments, triggers.ASSIGNMENT, True),
     (_find_prose_keys, triggers.PROSE, True),
+    (_find_grouped_secrets, triggers.PROSE, True),
+    (_find_spaced_settings, triggers.ASSIGNMENT + ("requirepass", "masterauth"), True),
+    (formats.find_format_secrets, None, False),  # (its own cheap look for each format's mark)
+    (formats.find_login_pairs, ("login", "log in", "user", "sign in"), True),
+    (formats.find_typed_passwords, _TYPED, False),
+    (formats.find_pgpass, formats.PGPASS_TRIGGERS, False),
+    (formats.find_xml_secrets, ("</", "<add "), True),
+    (formats.find_named_pairs, triggers.ASSIGNMENT, True),
+    (formats.find_crypt_hashes, formats.CRYPT_TRIGGERS, False),
+    (formats.find_putty_keys, ("Private-Lines:",), False),
+    (formats.find_minisign_keys, ("untrusted comment:",), False),
+    (formats.find_jwk_private, ("\"kty\"", "'kty'"), False),
+    (formats.find_keypair_arrays, _COMMAS, False),
+    (formats.find_pem_tails, ("-----END ",), False),
+    (formats.find_recovery_phrases, None, False),  # (it asks triggers.could_hold_mnemonic first)
+    (_find_alone_token, None, False),  # (one cheap look: is the whole text one word?)
+    (_find_bare_tokens, _BARE, False),
 )
 
 
@@ -330,6 +571,15 @@ def find_secrets(text):
     for finder, needs, lower_case in _RULES:
         if needs is _LONG:
             if not shapes.has_long_word(text):
+                continue
+        elif needs is _BARE:
+            if not triggers.has_bare_token_shape(text):
+                continue
+        elif needs is _COMMAS:
+            if text.count(",") < 63:
+                continue
+        elif needs is _TYPED:
+            if not triggers.has_typed_password(text):
                 continue
         elif needs is not None:
             haystack = lower if lower_case else text

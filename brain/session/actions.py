@@ -109,7 +109,7 @@ def _timestamp(value: str, name: str) -> str:
     try:
         return normalize_timestamp(value)
     except ValueError:
-        raise InvalidDate(f"{name}: {value!r} is not an ISO date or time, e.g. 2026-02-01") from None
+        raise InvalidDate(f"{name}: not an ISO date or time, e.g. 2026-02-01") from None
 
 
 def too_sensitive(chunk, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> bool:

@@ -41,7 +41,7 @@ def clean_tags(tags) -> list:
         if not tag:
             continue
         if len(tag) > MAX_TAG_LENGTH:
-            raise ChunkValidationError(f"tag {tag[:12]!r}... is longer than {MAX_TAG_LENGTH} characters")
+            raise ChunkValidationError(f"a tag is longer than {MAX_TAG_LENGTH} characters")
         if tag not in out:
             out.append(tag)
     if len(out) > MAX_TAGS:
@@ -65,9 +65,9 @@ def _confidence(value) -> float:
     try:
         value = float(value)
     except (TypeError, ValueError):
-        raise ChunkValidationError(f"confidence must be a number between 0 and 1, got {value!r}") from None
+        raise ChunkValidationError("confidence must be a number between 0 and 1") from None
     if not 0.0 <= value <= 1.0:
-        raise ChunkValidationError(f"confidence must be between 0 and 1, got {value}")
+        raise ChunkValidationError("confidence must be between 0 and 1")
     return value
 
 
@@ -81,13 +81,13 @@ def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, 
     if chunk_type is None:
         chunk_type = detect_type(content)
     if chunk_type not in CHUNK_TYPES:
-        raise ChunkValidationError(f"unknown type {chunk_type!r}; use one of {', '.join(CHUNK_TYPES)}")
+        raise ChunkValidationError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
     if source not in SOURCES:
-        raise ChunkValidationError(f"unknown source {source!r}; use one of {', '.join(SOURCES)}")
+        raise ChunkValidationError(f"unknown source; use one of {', '.join(SOURCES)}")
     try:
         created = normalize_timestamp(created) if created else utc_now()
     except ValueError:
-        raise ChunkValidationError(f"created must be an ISO 8601 time, got {created!r}") from None
+        raise ChunkValidationError("created must be an ISO 8601 time") from None
     md = {"created": created, "conversation_id": conversation_id, "source": source,
           "confidence": _confidence(confidence), "access_count": 0, "last_accessed": None}
     for name, value in (metadata or {}).items():

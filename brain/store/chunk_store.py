@@ -112,7 +112,7 @@ class ChunkStore:
                     project=None, kind=None, status=None, archived: bool = False, limit: int | None = None) -> list:
         """Chunks matching every filter given (tags: all of them), oldest first."""
         if chunk_type is not None and chunk_type not in CHUNK_TYPES:
-            raise ChunkValidationError(f"unknown type {chunk_type!r}; use one of {', '.join(CHUNK_TYPES)}")
+            raise ChunkValidationError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
         want_tags = set(clean_tags(tags))
         since = normalize_timestamp(since) if since else None
         until = normalize_timestamp(until) if until else None
@@ -641,7 +641,7 @@ def prunable(data) -> bool:
 def _link_spec(src, link_type, dst, strength=None, context=None) -> tuple:
     """One link checked before the lock is taken: known type, valid ids, strength 0-1, a context of one line."""
     if link_type not in LINK_TYPES + EXTRA_LINK_TYPES:
-        raise ChunkValidationError(f"unknown link type {link_type!r}; use one of {', '.join(MANUAL_LINK_TYPES)}")
+        raise ChunkValidationError(f"unknown link type; use one of {', '.join(MANUAL_LINK_TYPES)}")
     validate_chunk_id(src), validate_chunk_id(dst)
     if src == dst:
         raise ChunkValidationError("a chunk cannot link to itself")
@@ -710,7 +710,7 @@ def _apply_changes(data: dict, changes: dict, max_tokens: int) -> None:
                 raise ChunkValidationError(f"new content is {data['tokens']} tokens; a chunk holds at most {max_tokens}")
         elif name in ("chunk_type", "type"):
             if value not in CHUNK_TYPES:
-                raise ChunkValidationError(f"unknown type {value!r}; use one of {', '.join(CHUNK_TYPES)}")
+                raise ChunkValidationError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
             data["type"] = value
         elif name == "tags":
             data["tags"] = clean_tags(value)
@@ -724,7 +724,7 @@ def _apply_changes(data: dict, changes: dict, max_tokens: int) -> None:
             else:
                 md[name] = float(value) if name == "confidence" and isinstance(value, (int, float)) else value
         else:
-            raise ChunkValidationError(f"cannot update field {name!r}")
+            raise ChunkValidationError(f"cannot update field {redact(str(name))[:40]!r}")
     md["updated"] = utc_now()
     data["metadata"] = md
 

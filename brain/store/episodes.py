@@ -53,7 +53,7 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
     day = stamp[:10]
     path = episode_path(root, day)
     if chunk_id and not is_chunk_id(chunk_id):
-        raise ValueError(f"invalid chunk id {chunk_id!r}")
+        raise ValueError("invalid chunk id (expected chunk-YYYY-MM-DD-<8 hex digits>)")
     if chunk_id and f"[{chunk_id}]" in _read(path):
         return None
     lines = ["", f"## {stamp[11:16]} - {_one_line(title, _TITLE_MAX) or 'Untitled'}"]

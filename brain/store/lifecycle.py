@@ -141,7 +141,7 @@ def set_scope(store, chunk_id: str, scope: str, reason: str | None = None):
     """Who a memory is about and where it applies: user (in every project), project (here only), global. A memory
     made user-scope in a project's shared memory moves to the person's own store (move_to_own)."""
     if scope not in SCOPES:
-        raise ChunkValidationError(f"unknown scope {scope!r}; use one of {', '.join(SCOPES)}")
+        raise ChunkValidationError(f"unknown scope; use one of {', '.join(SCOPES)}")
     chunk = store.revise_chunk(chunk_id, scope=None if scope == "project" else scope, reason=reason or f"scope {scope}")
     audit(store.root, "scope", chunk_id, actor=store.actor, reason=reason, details={"scope": scope})
     if scope == "user":

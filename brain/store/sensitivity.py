@@ -13,7 +13,7 @@ ENV = "RLM_MEM_MAX_SENSITIVITY"
 
 def check_level(level: str) -> str:
     if level not in LEVELS:
-        raise ValueError(f"unknown sensitivity {level!r}; use one of {', '.join(LEVELS)}")
+        raise ValueError(f"unknown sensitivity; use one of {', '.join(LEVELS)}")
     return level
 
 

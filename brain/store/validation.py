@@ -60,8 +60,27 @@ def schema_errors(name: str, value) -> list:
     out = []
     for err in sorted(validator(name).iter_errors(value), key=lambda e: list(e.absolute_path)):
         where = "/".join(str(p) for p in err.absolute_path) or "(top)"
-        out.append(f"{where}: {err.message[:200]}")
+        out.append(f"{where}: {_reason(err)}")
     return out
+
+
+def _reason(err) -> str:
+    """What is wrong with a field, from the schema's rule, never quoting the value (it may be a secret: a session
+    token given as a conversation id)."""
+    rule, limit = err.validator, err.validator_value
+    reasons = {"maxLength": f"longer than {limit} characters", "minLength": f"shorter than {limit} characters",
+               "maxItems": f"more than {limit} items", "minItems": f"fewer than {limit} items",
+               "maximum": f"above {limit}", "minimum": f"below {limit}", "pattern": "not in the expected form",
+               "format": f"not a valid {limit}", "uniqueItems": "holds the same item twice",
+               "additionalProperties": "has fields the schema does not allow"}
+    if rule == "type":
+        return f"must be {limit if isinstance(limit, str) else ' or '.join(limit)}"
+    if rule in ("enum", "const"):
+        options = limit if isinstance(limit, list) else [limit]
+        return "must be one of " + ", ".join(str(o) for o in options)[:200]
+    if rule == "required":
+        return err.message[:200]  # names the missing field (from the schema), not a value
+    return reasons.get(rule, f"does not satisfy {rule}")
 
 
 def check(name: str, value) -> None:

@@ -123,7 +123,7 @@ def normalize_timestamp(value, *, millis: bool = False) -> str:
         return value
     dt = parse_timestamp(value)
     if dt is None:
-        raise ValueError(f"not a timestamp: {value!r}")
+        raise ValueError("not a timestamp (expected an ISO 8601 time)")
     return _format(dt, millis)
 
 

@@ -114,7 +114,7 @@ def session(view: View, params: dict) -> tuple:
     captured, _ = queries.session_rows(view.root, conversation, turns=False, size=500)
     turns, more = queries.session_rows(view.root, conversation, turns=True, offset=offset)
     if not captured and not turns and not offset:
-        raise PageError(404, f"no session {conversation!r} in this memory")
+        raise PageError(404, "no such session in this memory")
     body = [el("h1", {}, "Session ", el("code", {}, conversation)),
             el("h2", {}, f"Captured ({len(captured)})"),
             el("ul", {"class": "memories"}, [memory_item(view, r, show_session=False) for r in captured])

@@ -32,11 +32,11 @@ class Filters:
             (params.get(name) or "").strip() for name in self.FIELDS)
         self.pinned = pinned == "1"
         if self.type and self.type not in CHUNK_TYPES:
-            raise ValueError(f"unknown type {self.type!r}; use one of {', '.join(CHUNK_TYPES)}")
+            raise ValueError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
         if self.scope and self.scope not in SCOPES:
-            raise ValueError(f"unknown scope {self.scope!r}; use one of {', '.join(SCOPES)}")
+            raise ValueError(f"unknown scope; use one of {', '.join(SCOPES)}")
         if self.status and self.status not in STATUSES + (ARCHIVED,):
-            raise ValueError(f"unknown status {self.status!r}; use one of {', '.join(STATUSES + (ARCHIVED,))}")
+            raise ValueError(f"unknown status; use one of {', '.join(STATUSES + (ARCHIVED,))}")
         if len(self.kind) > 40 or len(self.project) > 200:
             raise ValueError("a kind or project name that long cannot exist")
 

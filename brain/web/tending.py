@@ -17,7 +17,7 @@ def apply(store, chunk_id: str, form: dict) -> str:
     form that asks for nothing or something unknown, the library's own errors otherwise."""
     action = form.get("action", "")
     if action not in ACTIONS:
-        raise ChunkValidationError(f"unknown action {action!r}; the page offers {', '.join(ACTIONS)}")
+        raise ChunkValidationError(f"unknown action; the page offers {', '.join(ACTIONS)}")
     reason = one_line(form.get("reason", ""))[:MAX_REASON] or None
     if action in ("pin", "unpin"):
         set_pinned(store, chunk_id, action == "pin")
