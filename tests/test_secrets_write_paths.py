@@ -129,9 +129,12 @@ def test_a_secret_past_a_title_s_length_is_redacted_before_the_title_is_cut(tmp_
 
 
 def test_a_tool_error_holding_a_secret_is_redacted_before_it_is_clipped(tmp_path):
-    error = "Exit code 1\n" + "x " * 700 + f"Error: the role session token {SESSION_TOKEN} has expired"
+    error = "Exit code 1\n" + "x " * 700 + f"\nError: the role session token {SESSION_TOKEN} has expired"
     turns = [("user", "Deploy it."), ("assistant", "Deploying.", [("Bash", {"command": "./deploy.sh"}, error)]),
-             ("assistant", "Again after the fix.", [("Bash", {"command": "./deploy.sh"}, "ok")])]
+             ("assistant", "The deploy failed because the role session token had expired: deploy.sh now reads "
+              "the refreshed profile.", [("Edit", {"file_path": "deploy.sh", "old_string": "PROFILE=ci",
+                                                    "new_string": "PROFILE=deploy"}, "ok"),
+                                         ("Bash", {"command": "./deploy.sh"}, "ok")])]
     stored = _capture(tmp_path, turns, tmp_path / "mem")
     assert "fixed by" in stored  # the learning was kept...
     assert SESSION_TOKEN[:20] not in stored and SESSION_TOKEN[-20:] not in stored  # ...without the token
