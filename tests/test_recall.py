@@ -474,6 +474,28 @@ def test_a_long_memory_is_shown_as_the_part_about_the_prompt(store):
                    budget_tokens=5000).items[0].text) > len(story)
 
 
+def test_tool_calls_split_into_entries_each_with_the_lines_it_added():
+    said, calls = text_mod.tool_calls("Moved it.\n[tools] Edit: .env → APP_HOST=x; PORT=3100; Bash: bin/dev; "
+                                      "mcp__github__create_pr: title; Write: a.yml → worker: sidekiq")
+    assert said == "Moved it."
+    assert calls == ["Edit: .env → APP_HOST=x; PORT=3100", "Bash: bin/dev", "mcp__github__create_pr: title",
+                     "Write: a.yml → worker: sidekiq"]
+    assert text_mod.tool_calls("No tools here; none.") == ("No tools here; none.", [])
+
+
+def test_only_the_best_memory_shows_every_tool_call_the_others_those_naming_the_prompt(store):
+    calls = "[tools] Edit: config/web_server.rb → listen 3100; Bash: bundle exec rspec; Bash: git push"
+    best = store.create_chunk(f"The web server listens on 3100 now on every laptop.\n{calls}",
+                              metadata={"project": "app", "kind": "turn"})
+    other = store.create_chunk(f"Checked the web server logs after the deploy.\n{calls.replace('3100', '3000')}",
+                               metadata={"project": "app", "kind": "turn"})
+    result = ask(store, "What does the web server listen on?")
+    shown = {item.id: item.text for item in result.items}
+    assert result.items[0].id == best.id and shown[best.id].endswith(calls)
+    # rspec and the push name no word of the prompt: only the edit of the web server's config is shown
+    assert shown[other.id].endswith("[tools] Edit: config/web_server.rb → listen 3000")
+
+
 def test_a_prompt_about_yesterday_favours_what_was_said_yesterday(store):
     older, recent = store.create_many([spec("We chose the blue palette for the onboarding screens", days=20),
                                        spec("We chose the teal palette for the onboarding screens", days=1)])
