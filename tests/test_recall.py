@@ -604,10 +604,30 @@ def test_what_is_left_of_a_negated_verb_is_no_topic_word():
     assert not prompt_mod.Prompt("How do I deploy a Lambda to us-east-1?", (), prompt_mod.Clock()).asks_history
 
 
+def test_a_memory_holding_more_of_the_prompt_outranks_one_holding_its_rarest_word(store, monkeypatch):
+    """BM25 sums each word's score, so a short note holding only the prompt's rarest word ("kafka") outscored one
+    holding three of its four words. A text score weighted by the share of the prompt held reverses that."""
+    store.create_many([spec(text, days=20 + i) for i, text in enumerate([
+        "The billing consumer was renamed last spring", "Every retry is logged to stdout",
+        "The email consumer runs on two pods", "A retry storm hit the cache in May",
+        "The backoff for the mailer is linear"])])
+    rarest, answer = store.create_many([
+        spec("Kafka upgrade: Kafka 3.7 is on staging", days=2),
+        spec("The orders consumer retry uses an exponential backoff starting at 30 seconds, capped at ten minutes",
+             days=3)])
+    question = "What backoff does the kafka consumer retry with?"
+    order = ids(ask(store, question))
+    assert order.index(answer.id) < order.index(rarest.id)
+    monkeypatch.setattr(weights, "COVERAGE_BASE", 1e9)  # every memory weighed alike, whatever share it holds
+    order = ids(ask(store, question))
+    assert order.index(rarest.id) < order.index(answer.id)
+
+
 def test_a_long_summary_holding_every_word_is_not_buried_by_short_notes(tmp_path, monkeypatch):
     """FTS5 normalises BM25 by length with b = 0.75, fixed: a session's 1,500-character summary holding every word
     of the question fell below short notes holding two of them, out of the context. Scored as if b were 0.6 for
-    memories longer than a paragraph, it is recalled."""
+    memories longer than a paragraph, it is recalled; so it is when a text score is weighted by the share of the
+    prompt its memory holds (weights.COVERAGE_BASE)."""
     def word(n):
         return "".join("bcdfghklmnprstvz"[int(d)] + "aeiou"[int(d) % 5] for d in f"{n:03d}")
 
@@ -622,4 +642,7 @@ def test_a_long_summary_holding_every_word_is_not_buried_by_short_notes(tmp_path
     question = "How do the hubspot export batches get through the ads loader retry?"
     assert summary in [item.id for item in ask(s, question).items]
     monkeypatch.setattr(weights, "LENGTH_B", weights.FTS_B)  # FTS5's normalisation as it is
+    assert summary in [item.id for item in ask(s, question).items]  # the share of the prompt it holds lifts it
+    monkeypatch.setattr(weights, "COVERAGE_BASE", 1e9)  # every memory weighed alike, whatever share it holds...
+    monkeypatch.setattr(weights, "RELATIVE_CUT", 0.38)  # ...and the cut of that time: buried
     assert summary not in [item.id for item in ask(s, question).items]

@@ -88,6 +88,7 @@ def rank(conn, prompt, project, max_sensitivity, now, changes=()):
 
     prompt.weak = cover.best < weights.STRONG_SHARE \
         and not (found.file_rows or found.open_work or found.dated or prompt.asks_history)
+    found.text = scoring.by_share_held(found.text, cover.share)
     scores = scoring.starting_scores(conn, found, prompt)
     best = sorted(scores, key=scores.get, reverse=True)[:weights.MAX_CANDIDATES]
     weighing = scoring.Weighing(conn, prompt, project, now, max_sensitivity, found, changes)
