@@ -594,6 +594,19 @@ def test_a_prompt_the_store_only_touches_gets_a_short_context(store, monkeypatch
         > weights.WEAK_BUDGET_TOKENS
 
 
+def test_a_weak_prompt_gets_only_what_scores_near_its_best(store, monkeypatch):
+    # Two of the prompt's words each, none holds half of it: a weak match; what scores under half the best stays out.
+    store.create_many([spec("The nightly import script logged an error and retried the batch", days=1),
+                       spec("The import script writes its error to the batch log", days=2),
+                       spec("Each script in the repo has an owner", days=3),
+                       spec("The error budget of the API is 0.1% a month", days=4)])
+    question = "How do I make a bash script exit on the first error?"
+    weak = ask(store, question)
+    assert weak.items and all(i.score >= weights.WEAK_RELATIVE_CUT * weak.items[0].score for i in weak.items)
+    monkeypatch.setattr(weights, "WEAK_RELATIVE_CUT", weights.RELATIVE_CUT)
+    assert len(ask(store, question).items) > len(weak.items)
+
+
 def test_what_is_left_of_a_negated_verb_is_no_topic_word():
     """"wouldn't" is read as "wouldn" and "t": an auxiliary the store never holds, which weighed as much as the
     rarest topic word and cut the share of the prompt its answer holds."""

@@ -58,8 +58,11 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
                                   candidates.value_changes(conn, project))
         # A prompt that only touches the store (a word or two of it) gets a short context: if it asked about
         # memory, the best few items hold the answer; if it did not, little is in the way.
-        items = fill(ranked, min(budget, weights.WEAK_BUDGET_TOKENS) if prompt.weak else budget, limit, depth, conn,
-                     prompt.words)
+        if prompt.weak:
+            budget, cut = min(budget, weights.WEAK_BUDGET_TOKENS), weights.WEAK_RELATIVE_CUT
+        else:
+            cut = weights.RELATIVE_CUT
+        items = fill(ranked, budget, limit, depth, conn, prompt.words, cut)
     except sqlite3.Error:  # a damaged or half-migrated index: recall nothing rather than fail the prompt
         return empty
     finally:

@@ -89,11 +89,12 @@ class RecallResult:
                 "tokens": self.tokens, "candidates": self.candidates, "items": [i.to_dict() for i in self.items]}
 
 
-def fill(ranked, budget, limit, depth, conn, words) -> list:
-    """Best first into the token budget; text already shown (or contained in something shown) is skipped."""
+def fill(ranked, budget, limit, depth, conn, words, cut=None) -> list:
+    """Best first into the token budget, down to `cut` (a share of the best score; RELATIVE_CUT by default); text
+    already shown (or contained in something shown) is skipped."""
     used = 0
     items, shown = [], []
-    floor = weights.RELATIVE_CUT * ranked[0][0] if ranked else 0.0
+    floor = (weights.RELATIVE_CUT if cut is None else cut) * ranked[0][0] if ranked else 0.0
     repeat = weights.REPEAT_MIN_CHARS
     for score, row, why in ranked[:weights.FILL_SCAN]:
         if len(items) >= limit or budget - used < weights.ROOM_MIN_TOKENS or score < floor:

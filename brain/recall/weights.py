@@ -38,6 +38,11 @@ RELATIVE_MIN = 0.15
 # stores) and from 555 to 263 (coding histories), for 3 points of LoCoMo evidence at 14% fewer characters.
 STRONG_SHARE = 0.5
 WEAK_BUDGET_TOKENS = 300
+# ...and only what scores within half of its best: of 660 prompts no memory answers over eleven coding stores, 180
+# pass the gate, nearly all weak (the same coverage as the weak questions that memory does answer: the gate cannot
+# tell them apart), and filled the short budget. 0.5: null prompts 377 -> 335 characters for 1 coding answer of
+# 632; 0.6: 309 for 4; 0.7: 278 for 7 (bench/README.md, "What a prompt costs").
+WEAK_RELATIVE_CUT = 0.5
 MAX_ITEM_CHARS = 1200  # a longer memory is shown as the sentences around the prompt's words (`rlm-mem get` has all)
 EXCERPT_MIN_TOKENS = 60  # room left in the budget worth an excerpt of a best memory too long for it: a few lines
 ROOM_MIN_TOKENS = 12  # less room than this holds no item line: filling stops
