@@ -496,6 +496,15 @@ def test_only_the_best_memory_shows_every_tool_call_the_others_those_naming_the_
     assert shown[other.id].endswith("[tools] Edit: config/web_server.rb → listen 3000")
 
 
+def test_a_plural_prompt_word_names_the_call_holding_its_singular(store):
+    store.create_chunk("Tests live next to the code; run the tests before every push, all tests.",
+                       metadata={"project": "app", "kind": "turn"})
+    other = store.create_chunk("Added the Makefile targets for run and lint.\n[tools] Write: Makefile; Bash: make test; "
+                               "Bash: git push", metadata={"project": "app", "kind": "turn"})
+    shown = {item.id: item.text for item in ask(store, "How do I run the tests?").items}
+    assert shown[other.id].endswith("[tools] Bash: make test")
+
+
 def test_a_prompt_about_yesterday_favours_what_was_said_yesterday(store):
     older, recent = store.create_many([spec("We chose the blue palette for the onboarding screens", days=20),
                                        spec("We chose the teal palette for the onboarding screens", days=1)])

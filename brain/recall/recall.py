@@ -8,13 +8,14 @@ Reads only index/search.db, in four steps, each in its own module:
    global) in every project.
 2. The gate (gate.py): is anything worth injecting? When no memory covers enough of the prompt's distinctive
    words in any of the ways gate.reason_to_inject lists, nothing is returned.
-3. Weighing (scoring.py): a turn also scores by the turns around it (an answer often shares no word with the
-   prompt but follows a turn that does); then who (a turn by a person the prompt names), when (a date the prompt
-   names), what (corrections, requests, decisions and preferences over verbatim turns; confidence; salience:
-   pinned, often used, recent), the kind of value asked for, files, tags and length. Superseded or retracted
+3. Weighing (scoring.py): a text score weighted by the share of the prompt its memory holds; a turn also scores
+   by the turns around it (an answer often shares no word with the prompt but follows a turn that does); then
+   who (a turn by a person the prompt names), when (a date the prompt names), what (corrections, requests,
+   decisions and preferences over verbatim turns; confidence; salience: pinned, often used, recent), the kind of
+   value asked for, files, tags and length. Superseded or retracted
    memories never lead; a replaced value is marked and brings the change that replaced it.
 4. The budget (render.py): items fill the token budget best first, each at most once, shown with their id,
-   a kind mark and what their relative dates mean.
+   a kind mark and what their relative dates mean; a turn's tool calls whole for the best item only.
 Every number these steps use is in weights.py, with why it has its value.
 """
 from brain.cpython.fast import sqlite3

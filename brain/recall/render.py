@@ -170,7 +170,8 @@ def _full_text(text: str, words, limit: int, best: bool) -> str:
     if len(said) > limit:
         said = _excerpt(said, words, limit)
     if calls and not best:
-        stems = [w[:STEM_CHARS] for w in words]
+        # a word's first letters, a plural's without its "s": "tests" names "make test"
+        stems = [(w[:-1] if w.endswith("s") and len(w) > 3 else w)[:STEM_CHARS] for w in words]
         calls = [call for call in calls if any(stem in call.lower() for stem in stems)]
     return f"{said} {TOOLS_LINE}{'; '.join(calls)}".lstrip() if calls else said
 
