@@ -4,6 +4,7 @@
     .venv/bin/python bench/coding_memory.py [--history ledger,wren,/path/to/other.yaml] [--json OUT] [--show]
                                             [--dump-typed DIR] [--null-prompts FILE] [--keep DIR] [--bulk N]
     .venv/bin/python bench/coding_memory.py --check bench/coding/ledger.yaml [MORE.yaml ...]
+    .venv/bin/python bench/coding_memory.py --reuse DIR     # ask again the stores a --keep DIR run left
 
 Each history is a YAML file (bench/coding/*.yaml, read by bench/coding/histories.py; the format is in
 bench/README.md): several Claude Code sessions over weeks, written as real transcripts (tests/harness/transcripts.py)
@@ -27,6 +28,11 @@ YAML file, for a person judging the typed memories against what was said. --chec
 format, and that every answer, stale value, change and brief item occurs in the history's text) and exits 1 naming
 what is wrong. The hooks run with PYTHONHASHSEED=0 unless it is set and each session starts exactly days_ago days
 before the run, so a history gives the same figures every run.
+
+--reuse DIR asks the questions and null prompts again, in-process, of the stores a --keep DIR run left (recall and
+the fence as the prompt hook runs them: the same contexts), building nothing and asking no brief: a change to
+recall is measured on every history in seconds. Salience decays with the clock, so compare runs made close
+together.
 
 --bulk N asks the same questions of a store that also holds N other memories of the same project, as a year of
 work would leave them (bench/corpus.py: other services' turns, decisions and sessions, dated over the year before):
@@ -229,51 +235,79 @@ def run_history(ref, *, show: bool = False, keep: Path | None = None, bulk: int 
         next_session = {"session_id": "next", "transcript_path": str(transcripts / "next.jsonl"),
                         "cwd": str(project)}
         brief = fire("SessionStart", dict(next_session, source="startup"), env=env)[0].context
-        results, chars = [], []
-        for question in history.questions:
-            run = fire("UserPromptSubmit", dict(next_session, prompt=question.ask), env=env)[0]
-            nonzero += run.returncode != 0
-            context = run.context
-            chars.append(len(context))
-            results.append({"question": question.ask, "answered": any(holds(context, a) for a in question.answers),
-                            "stale_as_current": [v for v in question.stale
-                                                 if shown_as_current(context, v, question.answers)],
-                            "chars": len(context), "context": context if show else None})
-        null_chars = []
-        for prompt in nulls:
+        def ask(prompt: str) -> str:
+            nonlocal nonzero
             run = fire("UserPromptSubmit", dict(next_session, prompt=prompt), env=env)[0]
             nonzero += run.returncode != 0
-            null_chars.append(len(run.context))
-        typed = typed_memories(memory)
-        changed = changed_values(history.changes, typed)
-        if dump is not None:
-            write_dump(Path(dump) / history.name, history, typed, changed, transcripts)
+            return run.context
+
+        out = asked(history, memory, ask, nulls, show, dump=dump, transcripts=transcripts)
     held = [alts[0] for alts in history.brief_holds if any(holds(brief, alt) for alt in alts)]
-    brief_stale = [v for v in history.brief_stale
-                   if shown_as_current(brief, v, [alt for alts in history.brief_holds for alt in alts])]
+    out.update(bulk=bulk, bulk_after=bulk_after, nonzero_hook_exits=nonzero, brief_held=len(held),
+               brief_holds=f"{len(held)}/{len(history.brief_holds)}",
+               brief_missing=[alts[0] for alts in history.brief_holds if alts[0] not in held],
+               brief_stale_as_current=[v for v in history.brief_stale
+                                       if shown_as_current(brief, v, [a for alts in history.brief_holds for a in alts])])
+    if show:
+        out["brief"] = brief
+    return out
+
+
+def asked(history: History, memory: Path, ask, nulls, show: bool, dump: Path | None = None,
+          transcripts: Path | None = None) -> dict:
+    """The history's questions and the null prompts, each put to `ask` (prompt -> injected context), scored, with
+    the typed memories of the store at `memory` and the changed values they state."""
+    results = []
+    for question in history.questions:
+        context = ask(question.ask)
+        results.append({"question": question.ask, "answered": any(holds(context, a) for a in question.answers),
+                        "stale_as_current": [v for v in question.stale
+                                             if shown_as_current(context, v, question.answers)],
+                        "chars": len(context), "context": context if show else None})
+    null_chars = [len(ask(prompt)) for prompt in nulls]
+    typed = typed_memories(memory)
+    changed = changed_values(history.changes, typed)
+    if dump is not None:
+        write_dump(Path(dump) / history.name, history, typed, changed, transcripts)
     answered = sum(r["answered"] for r in results)
     out = {
-        "history": history.name, "sessions": len(history.sessions), "questions": len(results), "bulk": bulk,
-        "bulk_after": bulk_after,
+        "history": history.name, "sessions": len(history.sessions), "questions": len(results), "bulk": 0,
+        "bulk_after": False,
         "answered": round(100 * answered / len(results), 1),
         "answered_count": answered,
         "stale_shown_as_current": sum(len(r["stale_as_current"]) for r in results),
-        "brief_holds": f"{len(held)}/{len(history.brief_holds)}",
-        "brief_held": len(held),
-        "brief_missing": [alts[0] for alts in history.brief_holds if alts[0] not in held],
-        "brief_stale_as_current": brief_stale,
-        "mean_injected_chars": round(sum(chars) / len(chars)),
+        "brief_holds": "not asked", "brief_held": None, "brief_missing": [], "brief_stale_as_current": [],
+        "mean_injected_chars": round(sum(r["chars"] for r in results) / len(results)),
         "null_prompt_chars": round(sum(null_chars) / len(null_chars), 1) if null_chars else None,
         "changed_values": {key: changed[key] for key in ("passed", "total", "share", "by_how", "failing")},
         "typed_memories": {"total": len(typed), "live": sum(m["live"] for m in typed)},
-        "nonzero_hook_exits": nonzero,
+        "nonzero_hook_exits": 0,
         "misses": [r["question"] for r in results if not r["answered"]],
         "stale": [(r["question"], r["stale_as_current"]) for r in results if r["stale_as_current"]],
     }
     if show:
-        out["brief"] = brief
+        out["brief"] = None
         out["details"] = results
     return out
+
+
+def asked_again(history: History, kept: Path, nulls, show: bool = False) -> dict:
+    """The questions and null prompts asked again, in-process, of the store a `--keep kept` run left: recall and
+    the fence as the prompt hook runs them (the same contexts), without building anything or asking the brief."""
+    from brain.recall.recall import recall
+    from brain.safety.fence import fence
+
+    folder = kept / history.name
+    memory = folder / "memory"
+    if not (memory / "index" / "search.db").is_file():
+        raise FileNotFoundError(f"no store of {history.name} in {kept} (make one with --keep {kept})")
+    project = project_of(folder / history.project, dict(os.environ, RLM_MEM_DIR=str(memory), HOME=str(folder)))
+
+    def ask(prompt: str) -> str:
+        found = recall(str(memory), prompt, project=project, track=False)
+        return fence(found.render(), label="recall") if found.items else ""
+
+    return asked(history, memory, ask, nulls, show)
 
 
 def check(refs: list) -> int:
@@ -302,8 +336,9 @@ def _print(report: dict, show: bool) -> None:
     changed = report["changed_values"]
     print(f"{report['history']}{bulk}: {report['questions']} questions over {report['sessions']} sessions: "
           f"answered {report['answered']}%, stale shown as current {report['stale_shown_as_current']}, "
-          f"brief holds {report['brief_holds']} (missing {report['brief_missing']}, stale as current "
-          f"{report['brief_stale_as_current']}), {report['mean_injected_chars']} chars a prompt, "
+          + (f"brief holds {report['brief_holds']} (missing {report['brief_missing']}, stale as current "
+             f"{report['brief_stale_as_current']}), " if report["brief_held"] is not None else "")
+          + f"{report['mean_injected_chars']} chars a prompt, "
           f"{report['nonzero_hook_exits']} non-zero hook exits")
     print(f"  changed values stated as current: {changed['passed']}/{changed['total']} ({changed['share']}%; by how: "
           f"{changed['by_how']}); null prompts: {report['null_prompt_chars']} chars; typed memories: "
@@ -317,7 +352,8 @@ def _print(report: dict, show: bool) -> None:
             f"old value live in {', '.join(row['old_stated_by'])}"
         print(f"  changed value not current: {row['what']} ({row['old']!r} -> {row['new']!r}): {why}")
     if show:
-        print("\n--- brief ---\n" + report["brief"])
+        if report["brief"] is not None:
+            print("\n--- brief ---\n" + report["brief"])
         for r in report["details"]:
             print(f"\n--- {r['question']} ({'ok' if r['answered'] else 'MISS'}) ---\n{r['context']}")
 
@@ -337,7 +373,10 @@ def main() -> int:
                         help="write each history's typed memories, transcripts and YAML file under DIR/NAME/")
     parser.add_argument("--null-prompts", default=str(NULL_PROMPTS), metavar="FILE",
                         help="prompts no memory answers, one a line (default: bench/coding/null_prompts.txt)")
-    parser.add_argument("--keep", help="build each history's memory under this folder and leave it there")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--keep", help="build each history's memory under this folder and leave it there")
+    where.add_argument("--reuse", metavar="DIR",
+                       help="ask again, in-process, the stores a --keep DIR run left (seconds, not minutes; no brief)")
     parser.add_argument("--bulk", type=int, default=0, metavar="N",
                         help="also hold N other memories of the same project (a long-time user's store)")
     parser.add_argument("--bulk-after", action="store_true",
@@ -360,9 +399,24 @@ def main() -> int:
     dump = Path(args.dump_typed) if args.dump_typed else None
     reports = []
     for history in histories:
-        reports.append(run_history(history, show=args.show, keep=keep, bulk=args.bulk, bulk_after=args.bulk_after,
-                                   dump=dump, prompts_no_memory_answers=nulls))
+        if args.reuse:
+            try:
+                reports.append(asked_again(history, Path(args.reuse), nulls, args.show))
+            except FileNotFoundError as exc:
+                print(f"Error: {exc}", file=sys.stderr)
+                return 2
+        else:
+            reports.append(run_history(history, show=args.show, keep=keep, bulk=args.bulk,
+                                       bulk_after=args.bulk_after, dump=dump, prompts_no_memory_answers=nulls))
         _print(reports[-1], args.show)
+    if len(reports) > 1:
+        questions = sum(r["questions"] for r in reports)
+        answered = sum(r["answered_count"] for r in reports)
+        nulls_mean = [r["null_prompt_chars"] for r in reports if r["null_prompt_chars"] is not None]
+        print(f"all: {answered} of {questions} answered ({100 * answered / questions:.1f}%), "
+              f"{sum(r['stale_shown_as_current'] for r in reports)} stale shown as current, "
+              f"{sum(r['mean_injected_chars'] * r['questions'] for r in reports) / questions:.0f} chars a prompt"
+              + (f", null prompts {sum(nulls_mean) / len(nulls_mean):.0f} chars" if nulls_mean else ""))
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(reports, indent=2, ensure_ascii=False), encoding="utf-8")
     return 0

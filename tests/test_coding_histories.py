@@ -163,9 +163,10 @@ def test_a_history_outside_the_project_runs_with_every_metric(tmp_path):
     prompts = tmp_path / "none.txt"
     prompts.write_text("How do I reverse a string in JavaScript?\nWrite a haiku about autumn leaves\n")
     out, dump = tmp_path / "out.json", tmp_path / "dump"
+    kept = tmp_path / "kept"
     proc = subprocess.run([sys.executable, str(BENCH), "--history", str(path), "--json", str(out), "--dump-typed",
-                           str(dump), "--null-prompts", str(prompts)], check=False, capture_output=True, text=True,
-                          cwd=ROOT, timeout=110)
+                           str(dump), "--null-prompts", str(prompts), "--keep", str(kept)], check=False,
+                          capture_output=True, text=True, cwd=ROOT, timeout=110)
     assert proc.returncode == 0, proc.stderr
     report = json.loads(out.read_text())[0]
     assert report["history"] == "tinyapp" and report["nonzero_hook_exits"] == 0
@@ -182,6 +183,17 @@ def test_a_history_outside_the_project_runs_with_every_metric(tmp_path):
     assert (dump / "tinyapp" / "tinyapp.yaml").read_text() == TINY
     assert "## Changed values: " in (dump / "tinyapp" / "typed.md").read_text()
     assert "changed values stated as current" in proc.stdout
+    # asked again in-process of the store the run kept: the same contexts as through the hook
+    again = tmp_path / "again.json"
+    proc = subprocess.run([sys.executable, str(BENCH), "--history", str(path), "--json", str(again), "--null-prompts",
+                           str(prompts), "--reuse", str(kept)], check=False, capture_output=True, text=True,
+                          cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    reused = json.loads(again.read_text())[0]
+    for key in ("answered_count", "stale_shown_as_current", "mean_injected_chars", "null_prompt_chars",
+                "changed_values", "typed_memories"):
+        assert reused[key] == report[key], key
+    assert reused["brief_held"] is None and "brief holds" not in proc.stdout
 
 
 def test_an_unknown_history_is_an_error_before_anything_runs():

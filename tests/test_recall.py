@@ -474,6 +474,37 @@ def test_a_long_memory_is_shown_as_the_part_about_the_prompt(store):
                    budget_tokens=5000).items[0].text) > len(story)
 
 
+def test_tool_calls_split_into_entries_each_with_the_lines_it_added():
+    said, calls = text_mod.tool_calls("Moved it.\n[tools] Edit: .env → APP_HOST=x; PORT=3100; Bash: bin/dev; "
+                                      "mcp__github__create_pr: title; Write: a.yml → worker: sidekiq")
+    assert said == "Moved it."
+    assert calls == ["Edit: .env → APP_HOST=x; PORT=3100", "Bash: bin/dev", "mcp__github__create_pr: title",
+                     "Write: a.yml → worker: sidekiq"]
+    assert text_mod.tool_calls("No tools here; none.") == ("No tools here; none.", [])
+
+
+def test_only_the_best_memory_shows_every_tool_call_the_others_those_naming_the_prompt(store):
+    calls = "[tools] Edit: config/web_server.rb → listen 3100; Bash: bundle exec rspec; Bash: git push"
+    best = store.create_chunk(f"The web server listens on 3100 now on every laptop.\n{calls}",
+                              metadata={"project": "app", "kind": "turn"})
+    other = store.create_chunk(f"Checked the web server logs after the deploy.\n{calls.replace('3100', '3000')}",
+                               metadata={"project": "app", "kind": "turn"})
+    result = ask(store, "What does the web server listen on?")
+    shown = {item.id: item.text for item in result.items}
+    assert result.items[0].id == best.id and shown[best.id].endswith(calls)
+    # rspec and the push name no word of the prompt: only the edit of the web server's config is shown
+    assert shown[other.id].endswith("[tools] Edit: config/web_server.rb → listen 3000")
+
+
+def test_a_plural_prompt_word_names_the_call_holding_its_singular(store):
+    store.create_chunk("Tests live next to the code; run the tests before every push, all tests.",
+                       metadata={"project": "app", "kind": "turn"})
+    other = store.create_chunk("Added the Makefile targets for run and lint.\n[tools] Write: Makefile; Bash: make test; "
+                               "Bash: git push", metadata={"project": "app", "kind": "turn"})
+    shown = {item.id: item.text for item in ask(store, "How do I run the tests?").items}
+    assert shown[other.id].endswith("[tools] Bash: make test")
+
+
 def test_a_prompt_about_yesterday_favours_what_was_said_yesterday(store):
     older, recent = store.create_many([spec("We chose the blue palette for the onboarding screens", days=20),
                                        spec("We chose the teal palette for the onboarding screens", days=1)])
@@ -572,6 +603,19 @@ def test_a_prompt_the_store_only_touches_gets_a_short_context(store, monkeypatch
         > weights.WEAK_BUDGET_TOKENS
 
 
+def test_a_weak_prompt_gets_only_what_scores_near_its_best(store, monkeypatch):
+    # Two of the prompt's words each, none holds half of it: a weak match; what scores under half the best stays out.
+    store.create_many([spec("The nightly import script logged an error and retried the batch", days=1),
+                       spec("The import script writes its error to the batch log", days=2),
+                       spec("Each script in the repo has an owner", days=3),
+                       spec("The error budget of the API is 0.1% a month", days=4)])
+    question = "How do I make a bash script exit on the first error?"
+    weak = ask(store, question)
+    assert weak.items and all(i.score >= weights.WEAK_RELATIVE_CUT * weak.items[0].score for i in weak.items)
+    monkeypatch.setattr(weights, "WEAK_RELATIVE_CUT", weights.RELATIVE_CUT)
+    assert len(ask(store, question).items) > len(weak.items)
+
+
 def test_what_is_left_of_a_negated_verb_is_no_topic_word():
     """"wouldn't" is read as "wouldn" and "t": an auxiliary the store never holds, which weighed as much as the
     rarest topic word and cut the share of the prompt its answer holds."""
@@ -582,10 +626,30 @@ def test_what_is_left_of_a_negated_verb_is_no_topic_word():
     assert not prompt_mod.Prompt("How do I deploy a Lambda to us-east-1?", (), prompt_mod.Clock()).asks_history
 
 
+def test_a_memory_holding_more_of_the_prompt_outranks_one_holding_its_rarest_word(store, monkeypatch):
+    """BM25 sums each word's score, so a short note holding only the prompt's rarest word ("kafka") outscored one
+    holding three of its four words. A text score weighted by the share of the prompt held reverses that."""
+    store.create_many([spec(text, days=20 + i) for i, text in enumerate([
+        "The billing consumer was renamed last spring", "Every retry is logged to stdout",
+        "The email consumer runs on two pods", "A retry storm hit the cache in May",
+        "The backoff for the mailer is linear"])])
+    rarest, answer = store.create_many([
+        spec("Kafka upgrade: Kafka 3.7 is on staging", days=2),
+        spec("The orders consumer retry uses an exponential backoff starting at 30 seconds, capped at ten minutes",
+             days=3)])
+    question = "What backoff does the kafka consumer retry with?"
+    order = ids(ask(store, question))
+    assert order.index(answer.id) < order.index(rarest.id)
+    monkeypatch.setattr(weights, "COVERAGE_BASE", 1e9)  # every memory weighed alike, whatever share it holds
+    order = ids(ask(store, question))
+    assert order.index(rarest.id) < order.index(answer.id)
+
+
 def test_a_long_summary_holding_every_word_is_not_buried_by_short_notes(tmp_path, monkeypatch):
     """FTS5 normalises BM25 by length with b = 0.75, fixed: a session's 1,500-character summary holding every word
     of the question fell below short notes holding two of them, out of the context. Scored as if b were 0.6 for
-    memories longer than a paragraph, it is recalled."""
+    memories longer than a paragraph, it is recalled; so it is when a text score is weighted by the share of the
+    prompt its memory holds (weights.COVERAGE_BASE)."""
     def word(n):
         return "".join("bcdfghklmnprstvz"[int(d)] + "aeiou"[int(d) % 5] for d in f"{n:03d}")
 
@@ -600,4 +664,7 @@ def test_a_long_summary_holding_every_word_is_not_buried_by_short_notes(tmp_path
     question = "How do the hubspot export batches get through the ads loader retry?"
     assert summary in [item.id for item in ask(s, question).items]
     monkeypatch.setattr(weights, "LENGTH_B", weights.FTS_B)  # FTS5's normalisation as it is
+    assert summary in [item.id for item in ask(s, question).items]  # the share of the prompt it holds lifts it
+    monkeypatch.setattr(weights, "COVERAGE_BASE", 1e9)  # every memory weighed alike, whatever share it holds...
+    monkeypatch.setattr(weights, "RELATIVE_CUT", 0.38)  # ...and the cut of that time: buried
     assert summary not in [item.id for item in ask(s, question).items]

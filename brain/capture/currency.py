@@ -24,11 +24,10 @@ from brain.capture.tools.pairs import tool_changes
 from brain.cpython.fast import sqlite3
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
-from brain.util.text import holds_value, words
+from brain.util.text import TOOLS_LINE, holds_value, words
 from brain.util.timestamps import normalize_timestamp
 from brain.util.values import value_kinds
 
-TOOLS_LINE = "[tools] "  # where a turn's own words end and its tool calls are listed (ingest.py)
 CANDIDATE_ROWS = 500  # older memories read per change (the store's own search narrows them first)
 
 # old, new: the values as written (old None: "any other value of that subject", found in older memories);

@@ -8,13 +8,14 @@ Reads only index/search.db, in four steps, each in its own module:
    global) in every project.
 2. The gate (gate.py): is anything worth injecting? When no memory covers enough of the prompt's distinctive
    words in any of the ways gate.reason_to_inject lists, nothing is returned.
-3. Weighing (scoring.py): a turn also scores by the turns around it (an answer often shares no word with the
-   prompt but follows a turn that does); then who (a turn by a person the prompt names), when (a date the prompt
-   names), what (corrections, requests, decisions and preferences over verbatim turns; confidence; salience:
-   pinned, often used, recent), the kind of value asked for, files, tags and length. Superseded or retracted
+3. Weighing (scoring.py): a text score weighted by the share of the prompt its memory holds; a turn also scores
+   by the turns around it (an answer often shares no word with the prompt but follows a turn that does); then
+   who (a turn by a person the prompt names), when (a date the prompt names), what (corrections, requests,
+   decisions and preferences over verbatim turns; confidence; salience: pinned, often used, recent), the kind of
+   value asked for, files, tags and length. Superseded or retracted
    memories never lead; a replaced value is marked and brings the change that replaced it.
 4. The budget (render.py): items fill the token budget best first, each at most once, shown with their id,
-   a kind mark and what their relative dates mean.
+   a kind mark and what their relative dates mean; a turn's tool calls whole for the best item only.
 Every number these steps use is in weights.py, with why it has its value.
 """
 from brain.cpython.fast import sqlite3
@@ -58,8 +59,11 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
                                   candidates.value_changes(conn, project))
         # A prompt that only touches the store (a word or two of it) gets a short context: if it asked about
         # memory, the best few items hold the answer; if it did not, little is in the way.
-        items = fill(ranked, min(budget, weights.WEAK_BUDGET_TOKENS) if prompt.weak else budget, limit, depth, conn,
-                     prompt.words)
+        if prompt.weak:
+            budget, cut = min(budget, weights.WEAK_BUDGET_TOKENS), weights.WEAK_RELATIVE_CUT
+        else:
+            cut = weights.RELATIVE_CUT
+        items = fill(ranked, budget, limit, depth, conn, prompt.words, cut)
     except sqlite3.Error:  # a damaged or half-migrated index: recall nothing rather than fail the prompt
         return empty
     finally:
@@ -88,6 +92,7 @@ def rank(conn, prompt, project, max_sensitivity, now, changes=()):
 
     prompt.weak = cover.best < weights.STRONG_SHARE \
         and not (found.file_rows or found.open_work or found.dated or prompt.asks_history)
+    found.text = scoring.by_share_held(found.text, cover.share)
     scores = scoring.starting_scores(conn, found, prompt)
     best = sorted(scores, key=scores.get, reverse=True)[:weights.MAX_CANDIDATES]
     weighing = scoring.Weighing(conn, prompt, project, now, max_sensitivity, found, changes)

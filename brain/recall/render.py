@@ -1,11 +1,12 @@
 """Filling the token budget with the ranked memories and rendering them: best first, each at most once (text
 contained in a chosen item is not repeated), shown with its id (which starts with its date), a kind mark and,
 after the text, what its relative dates mean. A memory too long for its place is shown as the sentences around
-the prompt's words."""
+the prompt's words; a turn's tool calls are shown whole for the best memory only, after it only those naming a
+prompt word."""
 from brain.recall import depth as depths
 from brain.recall import weights
 from brain.recall.prompt import STEM_CHARS
-from brain.util.text import sentences, without_label
+from brain.util.text import TOOLS_LINE, sentences, tool_calls, without_label
 from brain.util.text import words as word_runs
 from brain.util.tokens import estimate_tokens
 
@@ -88,11 +89,12 @@ class RecallResult:
                 "tokens": self.tokens, "candidates": self.candidates, "items": [i.to_dict() for i in self.items]}
 
 
-def fill(ranked, budget, limit, depth, conn, words) -> list:
-    """Best first into the token budget; text already shown (or contained in something shown) is skipped."""
+def fill(ranked, budget, limit, depth, conn, words, cut=None) -> list:
+    """Best first into the token budget, down to `cut` (a share of the best score; RELATIVE_CUT by default); text
+    already shown (or contained in something shown) is skipped."""
     used = 0
     items, shown = [], []
-    floor = weights.RELATIVE_CUT * ranked[0][0] if ranked else 0.0
+    floor = (weights.RELATIVE_CUT if cut is None else cut) * ranked[0][0] if ranked else 0.0
     repeat = weights.REPEAT_MIN_CHARS
     for score, row, why in ranked[:weights.FILL_SCAN]:
         if len(items) >= limit or budget - used < weights.ROOM_MIN_TOKENS or score < floor:
@@ -111,7 +113,7 @@ def fill(ranked, budget, limit, depth, conn, words) -> list:
             by = conn.execute("SELECT dst FROM links WHERE src=? AND type='superseded_by' ORDER BY dst DESC LIMIT 1",
                               (row["id"],)).fetchone()
             row["replaced_by"] = by[0] if by else None
-        item = RecallItem(row, score, _shown_text(row, depth, conn, words, fit), why)
+        item = RecallItem(row, score, _shown_text(row, depth, conn, words, fit, best=not items), why)
         day_line = 0 if any(i.day == item.day for i in items) else weights.DAY_LINE_TOKENS
         cost = estimate_tokens(item.line()) + day_line
         replaced = [i for i, other in enumerate(shown) if len(other) >= repeat and other in key]  # says it and more
@@ -130,7 +132,7 @@ def _plain(text: str) -> str:
     return " ".join(word_runs(text.lower()))
 
 
-def _shown_text(row, depth, conn, words=(), limit: int | None = None) -> str:
+def _shown_text(row, depth, conn, words=(), limit: int | None = None, best: bool = True) -> str:
     chunk = {"id": row["id"], "content": row["content"], "type": row["type"],
              "metadata": {k: row[k] for k in ("created", "kind", "project", "conversation_id", "confidence",
                                               "status", "sensitivity") if row.get(k) is not None},
@@ -142,8 +144,8 @@ def _shown_text(row, depth, conn, words=(), limit: int | None = None) -> str:
     else:
         text = " ".join(row["content"].split())
         limit = weights.MAX_ITEM_CHARS if limit is None else limit
-        if depth == "full" and len(text) > limit:
-            text = _excerpt(text, words, limit)
+        if depth == "full":
+            text = _full_text(text, words, limit, best)
     if depth != "summary":
         text += row["when_note"]  # " (yesterday = 2023-05-07 (Sun))", resolved when the memory was indexed
     if depth == "complete":
@@ -158,6 +160,20 @@ def _shown_text(row, depth, conn, words=(), limit: int | None = None) -> str:
         fields += [f"{t} {d}" for t, d in links]
         text += " {" + "; ".join(fields) + "}"
     return text
+
+
+def _full_text(text: str, words, limit: int, best: bool) -> str:
+    """A memory as the full depth shows it: what it says (the sentences around the prompt's words when longer than
+    `limit`), then its tool calls: all of them for the best memory, else only those naming a prompt word. The calls
+    were a quarter of what a coding prompt was given, and the answer is rarely in a call no prompt word names."""
+    said, calls = tool_calls(text)
+    if len(said) > limit:
+        said = _excerpt(said, words, limit)
+    if calls and not best:
+        # a word's first letters, a plural's without its "s": "tests" names "make test"
+        stems = [(w[:-1] if w.endswith("s") and len(w) > 3 else w)[:STEM_CHARS] for w in words]
+        calls = [call for call in calls if any(stem in call.lower() for stem in stems)]
+    return f"{said} {TOOLS_LINE}{'; '.join(calls)}".lstrip() if calls else said
 
 
 def _excerpt(text: str, words, limit: int) -> str:

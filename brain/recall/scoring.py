@@ -24,6 +24,11 @@ _TURN_RUN = (
     " UNION ALL SELECT * FROM (" + _TURNS.format(part=2) + "(created, rowid) > (?, ?) ORDER BY created, rowid LIMIT ?)")
 
 
+def by_share_held(text: dict, share: dict) -> dict:
+    """Each text score times COVERAGE_BASE + the share of the prompt's weight its memory holds (gate.Coverage)."""
+    return {rowid: score * (weights.COVERAGE_BASE + share.get(rowid, 0.0)) for rowid, score in text.items()}
+
+
 def starting_scores(conn, found, prompt) -> dict:
     """rowid -> score before weighing: text scores spread to neighbouring turns, then the memories of the days,
     files and open work the prompt names, each starting at its share of the best text score."""

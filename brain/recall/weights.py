@@ -20,11 +20,17 @@ ON_TOPIC_COVERAGE_MIN = 0.1
 VALUE_GATE_ROWS = 20
 
 # ------------------------------------------------------------------- how much context a prompt gets
-DEFAULT_BUDGET_TOKENS = 1600  # a ceiling: the relative cut below usually stops well before it
+# A ceiling: the relative cut below usually stops before it. 1,600 until 2026-11-28; with the cut at 0.28 and text
+# scores weighted by the share of the prompt held, 1,300 keeps every coding history's answers at ~14% fewer
+# characters; each 100 tokens less loses a question or two (bench/README.md, "What a prompt costs").
+DEFAULT_BUDGET_TOKENS = 1300
 DEFAULT_LIMIT = 40  # items at most, whatever the budget: more is a list nobody reads
 # An item scoring under this share of the best item's score is left out, so a prompt with a clear answer gets a
 # short context and a vague one gets more: on LoCoMo it traded ~1 point of evidence for ~20% fewer characters.
-RELATIVE_CUT = 0.38
+# 0.38 until text scores were weighted by the share of the prompt a memory holds (COVERAGE_BASE), which spreads
+# scores further apart: 0.28 then gives LoCoMo a little more evidence than 0.38 gave in fewer characters (79.9% at
+# 2,539 -> 80.4% at 2,447); 0.3 fell to 79.4%.
+RELATIVE_CUT = 0.28
 # Candidates scoring under this share of the best are dropped before filling: never worth their tokens.
 RELATIVE_MIN = 0.15
 # A prompt whose best memory holds under STRONG_SHARE of its weight gets at most WEAK_BUDGET_TOKENS (~1,200
@@ -32,6 +38,11 @@ RELATIVE_MIN = 0.15
 # stores) and from 555 to 263 (coding histories), for 3 points of LoCoMo evidence at 14% fewer characters.
 STRONG_SHARE = 0.5
 WEAK_BUDGET_TOKENS = 300
+# ...and only what scores at least 0.4 of its best: of 660 prompts no memory answers over eleven coding stores, ~180
+# pass the gate, nearly all weak (with the coverage of the weak questions memory does answer: the gate cannot tell
+# them apart), and each filled the short budget. Null prompts 392 -> 371 characters at 0.4 for no coding answer;
+# 0.5: 352 for 1 of 632 (an answer at 0.42 of its best); 0.6: 327 for 4; 0.7: 295 for 6 (bench/README.md).
+WEAK_RELATIVE_CUT = 0.4
 MAX_ITEM_CHARS = 1200  # a longer memory is shown as the sentences around the prompt's words (`rlm-mem get` has all)
 EXCERPT_MIN_TOKENS = 60  # room left in the budget worth an excerpt of a best memory too long for it: a few lines
 ROOM_MIN_TOKENS = 12  # less room than this holds no item line: filling stops
@@ -57,6 +68,12 @@ FTS_B, LENGTH_B = 0.75, 0.6
 PARAGRAPH_CHARS = 350
 
 # ------------------------------------------------------------------------- weighing (scoring.py)
+# BM25 sums its words' scores, so a memory repeating one rare word of the prompt could outrank one holding most
+# of it. A text score is multiplied by COVERAGE_BASE + the share of the prompt's weight the memory holds (0 to 1):
+# LoCoMo 79.9% at 2,539 characters -> 80.4% at 2,447 (RELATIVE_CUT 0.28; without it, in the same budget: 79.3% at
+# 2,421 with the cut at 0.38, 80.7% at 3,055 with 0.3), and the coding histories keep their answers in less. The share alone (a base of 0) answered at most 590 of
+# 632 coding questions however wide the cut: a memory holding one word of the prompt is often the reply needed.
+COVERAGE_BASE = 0.3
 # Weight of a neighbour's text score in a turn's score, by offset (-1: the turn before, often the question). An
 # answer rarely repeats the question's words: the reply to a matching turn lends 0.8 (0.7 before: LoCoMo x1.238 ->
 # x1.274 against single turns, with the date boost below), further turns less.
@@ -65,9 +82,11 @@ KERNEL = {0: 1.0, -1: 0.8, 1: 0.45, -2: 0.3, 2: 0.3, -3: 0.18, 3: 0.18, -4: 0.1,
 # fix), so the turns after a match lend as much as those before do in KERNEL.
 WHY_KERNEL = {**KERNEL, 1: 0.8, 2: 0.45, 3: 0.3}
 # What a memory is: what someone chose to keep (a correction most of all: it says what was wrong) outweighs the
-# verbatim record; a session record summarises and so matches many prompts loosely.
+# verbatim record; a session record summarises and so matches many prompts loosely: 0.8 until it was found to be
+# the only memory holding the answer to none of 632 coding questions while costing 4% of their characters; at 0.4
+# they kept their answers at 106 characters a prompt less (LoCoMo unchanged).
 KIND_WEIGHT = {"correction": 1.5, "request": 1.4, "decision": 1.35, "preference": 1.3, "learning": 1.2,
-               "consolidated": 1.2, "memory": 1.15, "milestone": 1.1, "turn": 1.0, "session": 0.8}
+               "consolidated": 1.2, "memory": 1.15, "milestone": 1.1, "turn": 1.0, "session": 0.4}
 TYPE_WEIGHT = {"decision": 1.15, "preference": 1.1, "pattern": 1.05, "fact": 1.0, "note": 0.95}
 # Confidence scales a memory between CONFIDENCE_BASE (none) and CONFIDENCE_BASE + CONFIDENCE_SLOPE (certain): a
 # doubtful memory still shows when it is the only answer. A memory without one counts as DEFAULT_CONFIDENCE.

@@ -132,6 +132,28 @@ def without_label(text: str) -> str:
     return text
 
 
+# A captured turn: its words, then "[tools] " and one entry per tool call, "Name: detail" ("Bash: pytest -q",
+# "Edit: values.yaml → maxReplicas: 8"), entries and an edit's added lines alike joined by "; " (capture/ingest.py).
+TOOLS_LINE = "[tools] "
+
+
+def tool_calls(text: str) -> tuple:
+    """(what a turn said, its tool calls' entries) of a captured turn's text. An entry starts where "; " is followed
+    by a tool's name and ":" (a CamelCase word, "Bash", "TodoWrite", or an MCP tool's mcp__ name); any other piece
+    after "; " is a line the entry before it added ("Edit: .env → A=1; B=2" is one entry)."""
+    said, mark, calls = text.partition(TOOLS_LINE)
+    if not mark:
+        return text, []
+    entries = []
+    for piece in calls.split("; "):
+        name = piece.partition(":")[0]
+        if entries and not (name.startswith("mcp__") or (name[:1] in UPPER and name.isalpha())):
+            entries[-1] += "; " + piece
+        else:
+            entries.append(piece)
+    return said.rstrip(), entries
+
+
 _VALUE_GLUE = frozenset("_-")
 _TIME_UNITS = frozenset("second minute hour day week month".split())
 _SHORT_UNITS = frozenset("second minute hour day".split())
