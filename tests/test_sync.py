@@ -625,3 +625,30 @@ def test_logs_merge_by_union_in_one_order_and_drop_what_a_delete_took():
     b = "\n## 11:00 - Second\n- **Type:** note\n"
     assert union_entries(day + a, day + b) == union_entries(day + b, day + a)
     assert "First" not in union_entries(day + a, day + b, {"chunk-2026-11-20-0000abcd"}).decode()
+
+
+def test_a_private_span_is_in_no_object_of_the_repository(two, remote):
+    laptop, desktop = two
+    typed = laptop.remember("The lab door code is <private>typed-door-code-4711</private> on weekdays",
+                            "--tags", "lab,<private>typed-tag-word</private>")
+    laptop.run("update", typed, "--content", "The door code <private>updated-door-code</private> changed")
+    # files written before spans were redacted at the write boundary (an older rlm-mem): held back, never pushed
+    old = laptop.remember("An older memory about the lab")
+    path = next((laptop.root / "chunks").rglob(f"{old}.json"))
+    data = json.loads(path.read_text())
+    data["content"] = "An older memory <private>older-span-words</private> about the lab"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    audit_log = next((laptop.root / "audit").glob("*.jsonl"))
+    with audit_log.open("a") as fh:
+        fh.write(json.dumps({"time": "2026-01-01T00:00:00Z", "action": "update", "chunk_id": old, "actor": "x",
+                             "reason": "<private>audit-span-words</private>"}) + "\n")
+    out = laptop.sync("--remote", str(remote)).stdout
+    assert "held back 1 file(s)" in out and old in out
+    desktop.sync("--remote", str(remote))
+    assert "changed" in desktop.memories()[typed][1]
+    for repo in (remote, laptop.root / "sync", desktop.root / "sync"):
+        blob = all_objects(repo)
+        assert b"changed" in blob  # the search is real
+        for word in (b"typed-door-code", b"typed-tag-word", b"updated-door-code", b"older-span-words",
+                     b"audit-span-words", b"<private"):
+            assert word not in blob, (repo, word)

@@ -7,6 +7,7 @@ ids, timestamps and paths. tests/test_redact.py checks that every secret of the 
 """
 
 # Substrings looked for in the lower-cased text.
+PRIVATE_SPAN = ("<private",)  # brain/safety/private.TRIGGER
 PRIVATE_KEY = ("private key", "secret-key-")
 AWS_SECRET = ("secret_access", "secretaccess", "aws_secret", "awssecret")
 AUTHORIZATION = ("authorization",)
@@ -44,7 +45,7 @@ SERVICE_PREFIXES = (
 # A Discord bot token is shape only: base64 of the bot's id, whose first digit makes it start with one of these.
 DISCORD_STARTS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
 CASED = SERVICE_PREFIXES + DISCORD_STARTS
-LOWER = tuple(dict.fromkeys(PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + COOKIE + ASSIGNMENT + PROSE + URL
+LOWER = tuple(dict.fromkeys(PRIVATE_SPAN + PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + COOKIE + ASSIGNMENT + PROSE + URL
                             + GENERIC_PREFIX))
 
 

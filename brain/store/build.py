@@ -7,6 +7,7 @@ captured and imported memories, a stable key (capturing the same thing twice giv
 person deleted for good are kept in state/ (tombstones) so that capturing the same transcript again does not
 bring them back.
 """
+from brain.safety import private
 from brain.safety.redact import redact, redact_value
 from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, new_chunk_id
 from brain.store.classify import detect_type
@@ -36,6 +37,8 @@ def clean_tags(tags) -> list:
     for tag in tags:
         if not isinstance(tag, str):
             raise ChunkValidationError("tags must be strings, got a " + type(tag).__name__)
+        if not private.without(tag).strip():
+            continue  # all of it private: never kept, not even as a marker
         tag = " ".join(redact(tag).strip().lower().split())  # redacted first: some secrets are case-sensitive
         if not tag:
             continue
@@ -46,6 +49,16 @@ def clean_tags(tags) -> list:
     if len(out) > MAX_TAGS:
         raise ChunkValidationError(f"{len(out)} tags given; at most {MAX_TAGS} are allowed")
     return out
+
+
+def kept_content(content) -> str:
+    """The content to store, redacted (a `<private>` span becomes a marker); ChunkValidationError when nothing is
+    left to keep."""
+    if not isinstance(content, str) or not content.strip():
+        raise ChunkValidationError("content is empty; give the text to remember")
+    if not private.without(content).strip():
+        raise ChunkValidationError("content is empty outside its <private> spans (those are never stored)")
+    return redact(content.strip())
 
 
 def key_hash(key: str) -> str:
@@ -74,9 +87,7 @@ def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, 
                 source="interaction", created=None, links=None, metadata=None, key=None) -> dict:
     """The chunk dict for these arguments (create_chunk's), redacted and with its id; ChunkValidationError on bad
     input. Not yet validated against the schema (the caller does, before taking the store lock)."""
-    if not isinstance(content, str) or not content.strip():
-        raise ChunkValidationError("content is empty; give the text to remember")
-    content = redact(content.strip())
+    content = kept_content(content)
     if chunk_type is None:
         chunk_type = detect_type(content)
     if chunk_type not in CHUNK_TYPES:

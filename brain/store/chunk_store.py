@@ -21,9 +21,9 @@ from contextlib import contextmanager
 from brain.cpython.fast import sqlite3
 from brain.index import access, json_indexes, search_index
 from brain.index.fingerprint import index_signature
-from brain.safety.redact import redact
 from brain.store.audit import audit, audit_many, forget_kept_versions
-from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, stamp_arrival, tombstones
+from brain.store.build import (METADATA_FIELDS, build_chunk, bury, clean_tags, kept_content, same_key, stamp_arrival,
+                               tombstones)
 from brain.store.chunk import CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, Chunk, empty_links, new_chunk_id
 from brain.store.chunking import ChunkingEngine
 from brain.store.episodes import forget_episode
@@ -607,9 +607,7 @@ def _apply_changes(data: dict, changes: dict, max_tokens: int) -> None:
     md = dict(data["metadata"])
     for name, value in changes.items():
         if name == "content":
-            if not isinstance(value, str) or not value.strip():
-                raise ChunkValidationError("content is empty")
-            data["content"] = redact(value.strip())
+            data["content"] = kept_content(value)
             data["tokens"] = estimate_tokens(data["content"])
             if data["tokens"] > max_tokens:
                 raise ChunkValidationError(f"new content is {data['tokens']} tokens; a chunk holds at most {max_tokens}")
