@@ -18,92 +18,25 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from harness.claude_code import BUNDLE_ROOT, fire
+from harness.machines import remote, two  # noqa: F401 - the fixtures
+from harness.machines import RLM_MEM, Machine, all_objects, git
 
-from brain.cli.main import cli
 from brain.hud.textwidth import display_width
 from brain.index import search_index
 from brain.store.chunk_store import ChunkStore
-from brain.sync.merge import merge_fields, union_entries, union_lines
+from brain.store.write_session import writing
+from brain.sync.apply import apply
+from brain.sync.git import Repository
+from brain.sync.merge import Merged, merge_fields, union_entries, union_lines
+from brain.sync.tracked import scan
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
 from demo import SESSION_1, write_transcript  # noqa: E402
 
-RLM_MEM = [sys.executable, str(BUNDLE_ROOT / "scripts" / "rlm_mem.py")]
 CONFLICT_MARKERS = (b"<<<<<<<", b">>>>>>>", b"\n=======\n")
-
-
-def git(*args, cwd=None) -> str:
-    env = dict(os.environ, GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="t",
-               GIT_AUTHOR_EMAIL="t@example.invalid", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@example.invalid")
-    done = subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
-    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
-    return done.stdout
-
-
-def all_objects(repo: Path) -> bytes:
-    """Every object of a repository, whole (what anyone with the repository could read)."""
-    return subprocess.run(["git", f"--git-dir={repo}", "cat-file", "--batch-all-objects", "--batch"],
-                          capture_output=True, check=True).stdout
-
-
-class Machine:
-    """One person's machine: its own HOME, so its memory root is the default one, ~/.local/share/rlm-mem/memory."""
-
-    def __init__(self, tmp_path: Path, name: str):
-        self.name, self.home = name, tmp_path / name
-        self.home.mkdir()
-        self.root = self.home / ".local" / "share" / "rlm-mem" / "memory"
-        self.env = {"HOME": str(self.home), "RLM_MEM_DIR": None, "XDG_DATA_HOME": None,
-                    "XDG_STATE_HOME": str(self.home / ".local" / "state"), "RLM_MEM_ACTOR": name,
-                    "GIT_CONFIG_NOSYSTEM": "1"}
-
-    def environ(self) -> dict:
-        env = {k: v for k, v in os.environ.items() if k not in self.env}
-        env.update({k: v for k, v in self.env.items() if v is not None})
-        return env
-
-    def run(self, *args, ok: bool = True):
-        result = CliRunner().invoke(cli, list(args), env=self.env)
-        if ok:
-            assert result.exit_code == 0, (args, result.output, result.exception)
-        return result
-
-    def remember(self, text: str, *options) -> str:
-        return self.run("remember", text, *options).stdout.split()[0]
-
-    def sync(self, *options):
-        return self.run("sync", *options)
-
-    def memories(self) -> dict:
-        """id -> where it is and what it says (this machine's access counts left out)."""
-        out = {}
-        for where, folder in (("live", self.root / "chunks"), ("archived", self.root / "archive")):
-            for path in sorted(folder.rglob("chunk-*.json")):
-                data = json.loads(path.read_text())
-                md = {k: v for k, v in data["metadata"].items() if k not in ("access_count", "last_accessed")}
-                out[data["id"]] = (where, data["content"], sorted(data.get("tags") or []), md.get("pinned"),
-                                   data["links"], md)
-        return out
-
-    def files(self) -> dict:
-        return {p.relative_to(self.root).as_posix(): p.read_bytes() for p in self.root.rglob("*")
-                if p.is_file() and p.relative_to(self.root).parts[0] in ("chunks", "archive", "audit", "episodes")}
-
-
-@pytest.fixture
-def remote(tmp_path):
-    path = tmp_path / "remote.git"
-    git("init", "--quiet", "--bare", "-b", "main", str(path))
-    return path
-
-
-@pytest.fixture
-def two(tmp_path, remote):
-    return Machine(tmp_path, "laptop"), Machine(tmp_path, "desktop")
 
 
 def no_conflict_markers(*places) -> None:
@@ -224,6 +157,37 @@ def test_a_permanent_delete_does_not_come_back(two, remote, tmp_path):
                 assert "fourteen characters" not in path.read_text()
         assert machine.run("doctor").exit_code == 0
     assert doomed not in git("--git-dir", str(remote), "ls-tree", "-r", "--name-only", "main")
+
+
+def test_a_link_made_elsewhere_to_a_memory_deleted_for_good_here_goes_with_it(two, remote):
+    laptop, desktop = two
+    source = laptop.remember("Use ruff for linting")
+    doomed = laptop.remember("Releases are cut on Fridays")
+    laptop.sync("--remote", str(remote))
+    desktop.sync("--remote", str(remote))
+    desktop.run("link", source, doomed, "--type", "supports")  # meanwhile, on the other machine
+    laptop.run("forget", doomed, "--permanent")
+    desktop.sync()  # the link goes out before the delete comes in
+    for machine in (laptop, desktop, laptop):
+        machine.sync()
+        assert doomed not in machine.memories()[source][4].get("supports", []), machine.name
+        assert machine.run("doctor").exit_code == 0
+    assert laptop.memories() == desktop.memories()
+
+
+def test_a_merge_never_writes_a_memory_deleted_for_good_meanwhile(two, remote):
+    """A merge is worked out before it is applied: a memory deleted for good in between stays deleted."""
+    laptop, _ = two
+    doomed = laptop.remember("The interim build server is build-7")
+    laptop.sync("--remote", str(remote))
+    laptop.run("forget", doomed, "--permanent")
+    store = ChunkStore(laptop.root)
+    repo = Repository(laptop.root / "sync")
+    stale = Merged()
+    stale.tree = repo.listing(repo.resolve("refs/heads/main"))  # the merge's result, from before the delete
+    with writing(store.layout, bulk=True) as session:
+        done = apply(session, store, stale, scan(laptop.root), repo.blobs)
+    assert done.written == [] and doomed not in laptop.memories()
 
 
 def test_a_secret_typed_on_one_machine_is_in_no_object_of_the_repository(two, remote, tmp_path):
@@ -614,17 +578,25 @@ def test_sets_merge_by_what_each_side_added_and_removed():
 
 
 def test_logs_merge_by_union_in_one_order_and_drop_what_a_delete_took():
-    one = '{"time": "2026-11-20T10:00:00Z", "action": "create"}\n'
-    two = '{"time": "2026-11-20T11:00:00Z", "action": "pin"}\n'
-    kept = ('{"time": "2026-11-20T12:00:00Z", "action": "sync", "chunk_id": "chunk-2026-11-20-0000abcd", '
-            '"details": {"lost": {"content": "old"}}}\n')
+    who = '"chunk_id": "chunk-2026-11-20-0000abcd", "actor": "laptop"'
+    one = '{"time": "2026-11-20T10:00:00Z", "action": "create", ' + who + '}\n'
+    two = '{"time": "2026-11-20T11:00:00Z", "action": "pin", ' + who + '}\n'
+    kept = '{"time": "2026-11-20T12:00:00Z", "action": "sync", ' + who + ', "details": {"lost": {"content": "old"}}}\n'
     assert union_lines(one + kept, two) == union_lines(two, one + kept) == (one + two + kept).encode()
     assert union_lines(one + kept, two, {"chunk-2026-11-20-0000abcd"}) == (one + two).encode()
+    # a line only one side has passes the checks a local line passes: an entry of the schema's, no secret in it
+    bad = ['{"time": "2026-11-20T13:00:00Z", "action": "create"}', "/etc/passwd", "not json",
+           '{"time": "2026-11-20T14:00:00Z", "action": "x", ' + who + ', "reason": "token ghp_'
+           + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8" + '"}']
+    assert union_lines(one, two + "\n".join(bad) + "\n") == union_lines("\n".join(bad), one + two) \
+        == (one + two).encode()
     day = "# 2026-11-20\n"
     a = "\n## 10:00 - First\n- **Memory:** [chunk-2026-11-20-0000abcd](x)\n"
     b = "\n## 11:00 - Second\n- **Type:** note\n"
+    secret = "\n## 12:00 - Third\n- **Summary:** the password is hunter2hunter2\n"
     assert union_entries(day + a, day + b) == union_entries(day + b, day + a)
     assert "First" not in union_entries(day + a, day + b, {"chunk-2026-11-20-0000abcd"}).decode()
+    assert "Third" not in union_entries(day + a, day + b + secret).decode()
 
 
 def test_a_private_span_is_in_no_object_of_the_repository(two, remote):

@@ -45,8 +45,8 @@ SERVICE_PREFIXES = (
 # A Discord bot token is shape only: base64 of the bot's id, whose first digit makes it start with one of these.
 DISCORD_STARTS = ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT")
 CASED = SERVICE_PREFIXES + DISCORD_STARTS
-LOWER = tuple(dict.fromkeys(PRIVATE_SPAN + PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + COOKIE + ASSIGNMENT + PROSE + URL
-                            + GENERIC_PREFIX))
+LOWER = tuple(dict.fromkeys(PRIVATE_SPAN + PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + COOKIE + ASSIGNMENT
+                            + PROSE + URL + GENERIC_PREFIX))
 
 
 def may_hold_secret(text: str) -> bool:

@@ -10,6 +10,7 @@ import logging
 import os
 from pathlib import Path
 
+from brain.store.validation import schema_errors
 from brain.util.files import append_json_line, append_line, atomic_write_text, read_bytes
 from brain.util.timestamps import utc_now
 
@@ -75,6 +76,15 @@ def read_audit(root: Path, chunk_id: str | None = None, action: str | None = Non
     return out
 
 
+def audit_entry(line: str) -> dict | None:
+    """The entry one line of an audit log holds, or None when it holds none (not JSON, or not the schema's)."""
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return None
+    return None if schema_errors("audit_entry", entry) else entry
+
+
 def forget_kept_versions(root: Path, chunk_id: str) -> int:
     """Remove the audit lines that keep a losing version of `chunk_id` (sync's `details.lost`: text of the
     memory): it was deleted for good, and its text goes with it. Returns how many lines went."""
@@ -86,18 +96,21 @@ def forget_kept_versions(root: Path, chunk_id: str) -> int:
             continue
         if chunk_id not in text or '"lost"' not in text:
             continue
-        kept = [line for line in text.splitlines(keepends=True) if not _keeps_version_of(line, chunk_id)]
+        kept = [line for line in text.splitlines(keepends=True) if kept_version_of(line) != chunk_id]
         if len(kept) < len(text.splitlines()):
             removed += len(text.splitlines()) - len(kept)
             atomic_write_text(path, "".join(kept))
     return removed
 
 
-def _keeps_version_of(line: str, chunk_id: str) -> bool:
-    if chunk_id not in line or '"lost"' not in line:
-        return False
+def kept_version_of(line: str) -> str | None:
+    """The memory whose losing version an audit line keeps (sync's `details.lost`, text of the memory), or None."""
+    if '"lost"' not in line:
+        return None
     try:
         entry = json.loads(line)
     except ValueError:
-        return False
-    return isinstance(entry, dict) and entry.get("chunk_id") == chunk_id and "lost" in (entry.get("details") or {})
+        return None
+    if not isinstance(entry, dict) or "lost" not in (entry.get("details") or {}):
+        return None
+    return entry.get("chunk_id") if isinstance(entry.get("chunk_id"), str) else None

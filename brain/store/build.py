@@ -3,13 +3,15 @@
 Every string of a new chunk is redacted here, at any depth (content, title, tags, conversation id, metadata.extra,
 files, provenance...), before its type, size and id are worked out; the writer (brain/util/files.py) redacts again
 on the way to disk, so a chunk changed later (`revise_chunk`) is covered too. Ids come from `created` and, for
-captured and imported memories, a stable key (capturing the same thing twice gives the same id). Keys of chunks a
-person deleted for good are kept in state/ (tombstones) so that capturing the same transcript again does not
-bring them back.
+captured and imported memories, a stable key (capturing the same thing twice gives the same id). The ids of chunks a
+person deleted for good, and their keys, are kept in state/ (tombstones) so that neither capturing the same
+transcript again nor a sync from another machine brings them back.
 """
+import os
+
 from brain.safety import private
 from brain.safety.redact import redact, redact_value
-from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, new_chunk_id
+from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, is_chunk_id, new_chunk_id
 from brain.store.classify import detect_type
 from brain.util.errors import ChunkValidationError
 from brain.util.fasthash import sha1
@@ -154,10 +156,22 @@ def stamp_arrival(chunk: dict, now: str) -> dict:
     return chunk
 
 
+def tombstone_token(token: str) -> bool:
+    """An id of a memory deleted for good, or the capture key of one (what state/deleted-keys.txt holds)."""
+    return is_chunk_id(token) or (len(token) == 20 and token.startswith("key:")
+                                  and all(c in "0123456789abcdef" for c in token[4:]))
+
+
+def tombstone_tokens(text: str) -> set:
+    """The tokens of a tombstone file's text (anything else in it is left out)."""
+    return {t for t in text.split() if tombstone_token(t)}
+
+
 def tombstones(state_dir) -> set:
-    """Key hashes of captured chunks a person deleted for good."""
+    """Ids of memories a person deleted for good, and the capture keys of those that were captured (the one reader
+    of state/deleted-keys.txt: capture, sync and doctor read it through here)."""
     try:
-        return set(read_bytes(state_dir / TOMBSTONES).decode("utf-8", errors="replace").split())
+        return tombstone_tokens(read_bytes(os.path.join(os.fspath(state_dir), TOMBSTONES)).decode("utf-8", "replace"))
     except OSError:
         return set()
 

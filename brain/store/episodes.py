@@ -20,7 +20,7 @@ from pathlib import Path
 
 from brain.safety.redact import redact
 from brain.store.chunk import is_chunk_id, month_of
-from brain.util.files import append_text, atomic_write_text, read_bytes
+from brain.util.files import append_text, atomic_write_text, read_bytes, read_text
 from brain.util.text import clip
 from brain.util.timestamps import normalize_timestamp
 
@@ -39,13 +39,6 @@ def episode_path(root, day: str) -> Path:
     return Path(root) / EPISODES_DIR / f"{day}.md"
 
 
-def _read(path: Path) -> str:
-    try:
-        return read_bytes(path).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
 def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary=None) -> Path | None:  # noqa: A002
     """Append one entry to the day of `when` (ISO time or datetime, UTC). Returns the file, or None when the
     entry for this chunk is already there (capturing a session twice logs it once)."""
@@ -54,7 +47,7 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
     path = episode_path(root, day)
     if chunk_id and not is_chunk_id(chunk_id):
         raise ValueError(f"invalid chunk id {chunk_id!r}")
-    if chunk_id and f"[{chunk_id}]" in _read(path):
+    if chunk_id and f"[{chunk_id}]" in read_text(path):
         return None
     lines = ["", f"## {stamp[11:16]} - {_one_line(title, _TITLE_MAX) or 'Untitled'}"]
     if type:
@@ -96,7 +89,7 @@ def read_episodes(root, since: str | None = None) -> list:
             continue
         entry = None
         try:
-            text = _read(path)
+            text = read_text(path)
         except OSError:
             continue  # a link or something that is not a file: `rlm-mem doctor` reports it
         for line in text.splitlines():

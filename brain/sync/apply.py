@@ -11,11 +11,13 @@ month folders it changed, so nothing is re-indexed again afterwards.
 import os
 
 from brain.store.audit import audit, forget_kept_versions
+from brain.store.build import tombstone_tokens, tombstones
 from brain.store.episodes import forget_episode
 from brain.sync.git import blob_id
+from brain.sync.merge import without_links_to
 from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, archive_path, chunk_bytes, chunk_id_of,
-                                entries, kind_of, live_path, local_file, read_chunk)
-from brain.util.files import append_line, append_text, read_bytes
+                                entries, good_entry, good_line, kind_of, live_path, local_file, read_chunk)
+from brain.util.files import append_line, append_text, read_text
 
 
 class Applied:
@@ -46,8 +48,9 @@ def apply(session, store, merged, local, blobs) -> Applied:
     `blobs(ids)` to read the repository's. Runs inside `session` (brain/store/write_session.writing)."""
     done = Applied()
     held = {chunk_id_of(p) for p in local.held if kind_of(p) in (CHUNK, ARCHIVED)}
+    buried = merged.tombstones | tombstones(store.layout.state_dir)  # (read under the lock: a delete meanwhile)
     want, have = _by_id(merged.tree), _by_id(local.tree)
-    todo = [cid for cid, target in want.items() if have.get(cid) != target and cid not in held]
+    todo = [cid for cid, target in want.items() if have.get(cid) != target and cid not in held and cid not in buried]
     needed = [want[cid][1] for cid in todo if cid not in merged.chunks]
     needed += [oid for path, oid in merged.tree.items() if kind_of(path) in (AUDIT, EPISODE, BURIED)
                and local.tree.get(path) != oid and oid not in merged.new]
@@ -62,7 +65,7 @@ def apply(session, store, merged, local, blobs) -> Applied:
             if data is None:
                 done.skipped[live_path(cid) if location == CHUNK else archive_path(cid)] = why
                 continue
-        oid = _put(session, store, cid, location, data, cid in have)
+        oid = _put(session, store, cid, location, without_links_to(data, buried), cid in have)
         done.written.append(cid)
         if oid is not None:
             done.live[live_path(cid)] = oid
@@ -120,15 +123,9 @@ def _remove(session, store, cid: str) -> None:
     session.forget(cid)
 
 
-def _read_text(path: str) -> str:
-    try:
-        return read_bytes(path).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
 def _extend_logs(root, merged, local, content: dict, done: Applied) -> set:
-    """Append to each log what the merged one holds and the local one lacks. Returns the tombstones added."""
+    """Append to each log what the merged one holds and the local one lacks, each line or entry checked as a local
+    one is (one a sync brought is no exception). Returns the tombstones added."""
     added = set()
     for path, oid in sorted(merged.tree.items()):
         kind = kind_of(path)
@@ -136,28 +133,28 @@ def _extend_logs(root, merged, local, content: dict, done: Applied) -> set:
             continue
         target = content.get(oid, b"").decode("utf-8", errors="replace")
         file = local_file(root, path)
-        mine = _read_text(file)
+        mine = read_text(file)
         lead = "\n" if mine and not mine.endswith("\n") else ""  # a torn last line stays a line of its own
         if kind == EPISODE:
             have = set(entries(mine))
             parts = entries(target)
-            if not mine:
-                if parts:
-                    append_text(file, "".join(f"\n{b}\n" for b in parts[1:]), create_with=parts[0] + "\n")
-                    done.logs.append(path)
-                continue
-            missing = [b for b in parts[1:] if b not in have]
-            if missing:
+            head = parts[0] if parts and parts[0].startswith("# ") else None
+            missing = [b for b in parts if b != head and b not in have and good_entry(b)]
+            if not mine and head is not None and missing:
+                append_text(file, "".join(f"\n{b}\n" for b in missing), create_with=head + "\n")
+                done.logs.append(path)
+            elif mine and missing:
                 append_text(file, lead + "".join(f"\n{b}\n" for b in missing))
                 done.logs.append(path)
             continue
-        have = set(mine.split()) if kind == BURIED else set(mine.splitlines())
-        lines = target.split() if kind == BURIED else target.splitlines()
-        missing = [line for line in dict.fromkeys(lines) if line.strip() and line not in have]
+        if kind == BURIED:
+            missing = sorted(tombstone_tokens(target) - set(mine.split()))
+        else:
+            have = set(mine.splitlines())
+            missing = [line for line in dict.fromkeys(target.splitlines()) if line not in have and good_line(line)]
         if missing:
             append_line(file, lead + "\n".join(missing))
             done.logs.append(path)
             if kind == BURIED:
                 added |= set(missing)
     return added
-

@@ -18,16 +18,16 @@ import socket
 import time
 
 from brain.index.access import in_git_repository
-from brain.store.build import TOMBSTONES
+from brain.store.build import tombstones
 from brain.store.chunk_store import ChunkStore
 from brain.store.write_session import writing
 from brain.sync import status as sync_status
 from brain.sync.apply import apply
 from brain.sync.git import BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url
 from brain.sync.merge import Merged, merge
-from brain.sync.tracked import (ARCHIVED, CHUNK, MARKER, MARKER_BYTES, RACY_NS, TOMBSTONE_PATH, Scan, chunk_id_of,
-                                kind_of, local_file, now_ns, read_canonical, save_cache, scan, tombstone_token)
-from brain.util.files import ensure_dir, owner_lock, read_bytes, store_lock, try_acquire
+from brain.sync.tracked import (ARCHIVED, CHUNK, MARKER, MARKER_BYTES, RACY_NS, TOMBSTONE_PATH, Scan, carried,
+                                chunk_id_of, kind_of, local_file, now_ns, read_canonical, save_cache, scan)
+from brain.util.files import ensure_dir, owner_lock, remove_if_present, store_lock, try_acquire
 from brain.util.timestamps import utc_now
 
 HEAD = f"refs/heads/{BRANCH}"
@@ -80,7 +80,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
     root = os.fspath(root)
     _refuse_shared_folder(root)
     url = check_url(remote) if remote is not None else None
-    repo = Repository(sync_status.repo_path(root), background=background)
+    repo = Repository(sync_status.repo_path(root), background=background, carried=carried)
     if url is None and (not repo.exists() or not repo.remote_url()):
         raise SyncError("sync is not set up for this memory: run `rlm-mem sync --remote URL` once (a private "
                         "repository of yours, or a bare one on your own server)")
@@ -113,7 +113,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
                 repo.set_remote(before) if before else repo.unset_remote()
                 if created:
                     shutil.rmtree(repo.path, ignore_errors=True)
-                    _remove_quietly(os.path.join(root, "state", sync_status.FILES_CACHE))
+                    remove_if_present(os.path.join(root, "state", sync_status.FILES_CACHE))
                 raise
             _record_failure(root, status, result, exc)
             raise
@@ -178,14 +178,6 @@ def _check_marker(repo, tree: dict) -> None:
                               "here)")
 
 
-def _local_tombstones(root) -> set:
-    try:
-        text = read_bytes(os.path.join(os.fspath(root), "state", TOMBSTONES)).decode("utf-8", errors="replace")
-    except OSError:
-        return set()
-    return {t for t in text.split() if tombstone_token(t)}
-
-
 def compose(root, tree: dict, local) -> dict:
     """The tree to commit: `tree` with the files here as they are. A memory missing here stays in it (a file lost
     is brought back by the next merge) unless it was deleted for good or moved (archived, restored); a log
@@ -194,7 +186,7 @@ def compose(root, tree: dict, local) -> dict:
     out.update(local.tree)
     out.setdefault(MARKER, blob_id(MARKER_BYTES))
     here = {chunk_id_of(p) for p in local.tree if kind_of(p) in (CHUNK, ARCHIVED)}
-    buried = _local_tombstones(root)
+    buried = tombstones(os.path.join(root, "state"))
     for path in list(out):
         if path in local.tree or path in local.held or kind_of(path) not in (CHUNK, ARCHIVED):
             continue
@@ -252,6 +244,7 @@ def _commit(store, repo, result, *, parents: list, tree: dict | None = None, new
     result.held.update(local.held)
     target = compose(store.root, first if tree is None else tree, local)
     changes = _changes(repo, store.root, first, target, local, new or {})
+    changes.update((path, None) for path in repo.foreign(parents[0] if parents else None))  # never carried on
     head = parents[0] if parents else None
     if changes or len(parents) != 1:
         head = repo.commit(parents=parents, changes=changes, message=message, when=time.time())
@@ -283,7 +276,7 @@ def _merge_in(store, repo, ours: str, theirs: str, theirs_tree: dict, result: Sy
     with store_lock(store.root, store.lock_timeout):
         local = scan(store.root, _seeded(store, result.scan, applied.live, session.mtimes))
         target = compose(store.root, merged.tree, local)
-        if target == theirs_tree:  # nothing here the remote lacks: take its commit as it is
+        if target == theirs_tree and not repo.foreign(theirs):  # nothing here the remote lacks: take its commit
             repo.set_ref(HEAD, theirs)
             result.scan = local
             head = theirs
@@ -305,7 +298,7 @@ def _bring_back(store, repo, head: str, result: SyncResult) -> None:
                                 and p != TOMBSTONE_PATH for p in committed):
         return
     target = Merged()
-    target.tree, target.tombstones = committed, _local_tombstones(store.root)
+    target.tree, target.tombstones = committed, tombstones(store.layout.state_dir)
     with writing(store.layout, lock_timeout=store.lock_timeout, bulk=True) as session:
         applied = apply(session, store, target, scan(store.root, local), repo.blobs)
     result.received += len(applied.written)
@@ -334,7 +327,7 @@ def sync_state(root) -> dict:
     commits not pushed, files changed here since the last commit, files held back."""
     root = os.fspath(root)
     status = sync_status.read_status(root)
-    repo = Repository(sync_status.repo_path(root))
+    repo = Repository(sync_status.repo_path(root), carried=carried)
     if not repo.exists() or not repo.remote_url():
         return {"configured": False}
     head, pushed = repo.resolve(HEAD), repo.resolve(REMOTE_REF)
@@ -383,17 +376,10 @@ def stop_sync(root) -> bool:
     try:
         shutil.rmtree(path, ignore_errors=True)
         for name in (sync_status.STATUS_FILE, sync_status.FILES_CACHE):
-            _remove_quietly(os.path.join(root, "state", name))
+            remove_if_present(os.path.join(root, "state", name))
     finally:
         lock.release()
     return existed
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 __all__ = ["sync", "sync_state", "health", "stop_sync", "SyncError", "SyncResult", "GitFailed"]

@@ -91,12 +91,14 @@ def _dying_with_caller() -> tuple:
 class Repository:
     """The bare repository at `path` (created by `init`)."""
 
-    def __init__(self, path, *, background: bool = False):
+    def __init__(self, path, *, background: bool = False, carried=lambda path: True):
         self.path = os.fspath(path)
+        self.carried = carried
         self.env = _environment(background)
         self.prefix, self.preexec = _dying_with_caller()
         self._url = None
         self._listings: dict = {}  # commit -> its listing (a commit never changes)
+        self._foreign: dict = {}  # commit -> the paths its listing leaves out
 
     # ------------------------------------------------------------ running git
     def _argv(self, args) -> list:
@@ -176,25 +178,36 @@ class Repository:
         return self.run("merge-base", "--is-ancestor", older, newer, check=False).returncode == 0
 
     def listing(self, commit: str | None) -> dict:
-        """path -> blob id of every file of a commit's tree ({} for None)."""
+        """path -> blob id of every file of a commit's tree that `carried(path)` accepts ({} for None). Anything
+        else (a path rlm-mem does not know, a link, a submodule, a file name that is not UTF-8) is `foreign`."""
         if commit is None:
             return {}
         if commit in self._listings:
             return dict(self._listings[commit])
-        out = {}
+        out, foreign = {}, []
         for entry in self.run("ls-tree", "-r", "-z", "--full-tree", commit).stdout.split(b"\0"):
             if not entry:
                 continue
-            meta, _, path = entry.partition(b"\t")
-            mode, kind, oid = meta.split(b" ")
-            if kind == b"blob":
-                out[path.decode("utf-8", errors="surrogateescape")] = oid.decode()
-        self._listings[commit] = dict(out)
+            meta, _, raw = entry.partition(b"\t")
+            mode, _, oid = meta.split(b" ")
+            path = raw.decode("utf-8", errors="surrogateescape")
+            if mode in (b"100644", b"100755") and self.carried(path):
+                out[path] = oid.decode()
+            else:
+                foreign.append(path)
+        self._listings[commit], self._foreign[commit] = dict(out), foreign
         return out
+
+    def foreign(self, commit: str | None) -> list:
+        """The paths of a commit's tree that `listing` leaves out."""
+        if commit is None:
+            return []
+        self.listing(commit)
+        return list(self._foreign.get(commit, ()))
 
     def remember_listing(self, commit: str, tree: dict) -> None:
         """The listing of a commit just made from `tree` (saves asking git for it again)."""
-        self._listings[commit] = dict(tree)
+        self._listings[commit], self._foreign[commit] = dict(tree), []
 
     def blobs(self, oids) -> dict:
         """blob id -> bytes, read in one `git cat-file --batch`."""
@@ -299,8 +312,8 @@ def _refusal(said: str) -> str:
 
 
 def _quoted(path: str) -> bytes:
-    """A path as fast-import reads it (C-style quoted when it needs to be)."""
-    raw = path.encode("utf-8")
+    """A path as fast-import reads it (C-style quoted when it needs to be; a name that is not UTF-8 as its bytes)."""
+    raw = path.encode("utf-8", errors="surrogateescape")
     if not any(c in raw for c in b'"\\\n') and not raw.startswith(b'"'):
         return raw
     return b'"' + raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") + b'"'

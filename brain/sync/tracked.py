@@ -9,11 +9,13 @@ The repository holds the person's memories and their logs, nothing derived, noth
     tombstones.txt                ids and capture keys deleted for good (state/deleted-keys.txt), merged by union
     rlm-mem-sync.json             says the repository is rlm-mem's (a remote without it is refused)
 
-index/, state/ (but the tombstones), locks, temp files, CORE.md and the briefs never go in. What goes in is the
+index/, state/ (but the tombstones), locks, temp files, CORE.md and the briefs never go in, nor anything else
+(`carried`: a remote's other paths are never carried on). What goes in is the
 file's canonical form, checked here: a chunk file must parse, match the schema, carry its own id and hold
 nothing the redactor would change (what rlm-mem's writer wrote, not a hand edit with a key in it); its access
 count and last access are zeroed (they are this machine's reads, not the memory). A log keeps its complete lines
-that pass the same checks. A file that fails is held back (reported), never pushed.
+that pass the same checks. A file that fails is held back (reported), never pushed. What comes from elsewhere
+passes the same checks (`good_line`, `good_entry`, the tombstone tokens) before a merge keeps it.
 """
 import functools
 import json
@@ -23,7 +25,8 @@ import time
 
 from brain.safety.redact import redact
 from brain.safety.triggers import may_hold_secret
-from brain.store.build import METADATA_FIELDS, TOMBSTONES
+from brain.store.audit import audit_entry
+from brain.store.build import METADATA_FIELDS, TOMBSTONES, tombstone_tokens
 from brain.store.chunk import EXTRA_LINK_TYPES, LINK_TYPES, is_chunk_id, month_of
 from brain.store.validation import schema_errors
 from brain.store.write_session import chunk_text
@@ -42,7 +45,7 @@ MAX_FILE = 64 * 1024 * 1024
 
 @functools.lru_cache(maxsize=1 << 18)
 def kind_of(path: str) -> str | None:
-    """Which kind of tracked file a repository path is, or None (the marker, or a file rlm-mem does not know).
+    """Which kind of tracked file a repository path is, or None (the marker, or a path rlm-mem does not know).
     (Cached: a sync asks about every path of the tree several times.)"""
     parts = path.split("/")
     name = parts[-1]
@@ -58,6 +61,12 @@ def kind_of(path: str) -> str | None:
     if path == TOMBSTONE_PATH:
         return BURIED
     return None
+
+
+def carried(path: str) -> bool:
+    """Whether the repository carries a path: one of the kinds above, or the marker. Nothing else is carried on,
+    whatever a remote holds (a merge commit leaves it out)."""
+    return path == MARKER or kind_of(path) is not None
 
 
 def _dated(name: str, suffix: str, length: int) -> bool:
@@ -155,12 +164,15 @@ def _complete_lines(raw: bytes) -> str:
     return raw[:end + 1].decode("utf-8", errors="strict") if end >= 0 else ""
 
 
-def _audit_line(line: str) -> bool:
-    try:
-        entry = json.loads(line)
-    except ValueError:
-        return False
-    return not schema_errors("audit_entry", entry) and not holds_secret(entry)
+def good_line(line: str) -> bool:
+    """An audit log's line as sync carries it: an entry of the schema's, with nothing the redactor would change."""
+    entry = audit_entry(line)
+    return entry is not None and not holds_secret(entry)
+
+
+def good_entry(block: str) -> bool:
+    """An episode entry as sync carries it: nothing in it the redactor would change."""
+    return not may_hold_secret(block) or redact(block) == block
 
 
 def log_text(lines) -> bytes:
@@ -185,11 +197,6 @@ def episode_text(parts) -> bytes:
     return ("\n\n".join(([head] if head else []) + blocks) + "\n").encode("utf-8")
 
 
-def tombstone_token(token: str) -> bool:
-    return is_chunk_id(token) or (len(token) == 20 and token.startswith("key:")
-                                  and all(c in "0123456789abcdef" for c in token[4:]))
-
-
 def canonical(kind: str, raw: bytes, path: str, trusted: int = 0) -> tuple:
     """(the bytes the repository holds for this local file, None) or (None, why it is held back). `trusted`: the
     length of a log's beginning already checked by an earlier scan (a log only grows), whose lines pass as they
@@ -206,14 +213,18 @@ def canonical(kind: str, raw: bytes, path: str, trusted: int = 0) -> tuple:
         old, new = text[:len(raw[:head].decode("utf-8"))], text[len(raw[:head].decode("utf-8")):]
         lines = new.splitlines()
         if may_hold_secret(new) or any(not line.startswith('{"time": ') for line in lines):
-            lines = [line for line in lines if line.strip() and _audit_line(line)]
+            lines = [line for line in lines if line.strip() and good_line(line)]
         return log_text(old.splitlines() + lines), None
     if kind == EPISODE:
         if may_hold_secret(text) and redact(text) != text:
             return None, "holds text the redactor would remove (not written by rlm-mem)"
         return episode_text(entries(text)), None
-    tokens = sorted({t for t in text.split() if tombstone_token(t)})
-    return "".join(t + "\n" for t in tokens).encode("utf-8"), None
+    return tombstone_text(tombstone_tokens(text)), None
+
+
+def tombstone_text(tokens) -> bytes:
+    """The tombstones' form in the repository: each token once, in order."""
+    return "".join(t + "\n" for t in sorted(tokens)).encode("utf-8")
 
 
 # ---------------------------------------------------------------- the scan

@@ -535,6 +535,22 @@ def read_json(path, limit: int = MAX_READ):
     return fastjson.loads(read_bytes(path, limit).decode("utf-8"))
 
 
+def read_text(path, limit: int = MAX_READ) -> str:
+    """A text file read leniently (a byte that is not UTF-8 becomes U+FFFD), or "" when there is no such file."""
+    try:
+        return read_bytes(path, limit).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def remove_if_present(path) -> None:
+    """Remove a file; one that is already gone is fine."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
 # ---------------------------------------------------------------- locks
 DEFAULT_LOCK_TIMEOUT = float(os.environ.get("RLM_MEM_LOCK_TIMEOUT", "20"))
 
