@@ -5,10 +5,14 @@ HOMEs), a bare repository, real git and the real command line."""
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
+from harness.claude_code import BUNDLE_ROOT
 from harness.machines import remote, two  # noqa: F401 - the fixtures
-from harness.machines import put_on_main, tree_of
+from harness.machines import git, put_on_main, tree_of
+
+from brain.store.validation import FILES_VERSION
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -52,3 +56,78 @@ def test_a_hostile_tree_is_checked_as_local_files_are_and_not_carried_on(two, re
                              check=True).stdout
     assert b"\xff" not in listing and b"120000" not in listing
     assert laptop.memories() == desktop.memories() and kept in laptop.memories()
+
+
+# ------------------------------------------------------------------ another release on another machine
+def newer_release(tmp_path: Path, *, says_so: bool) -> Path:
+    """A copy of this bundle standing in for a later release whose memories may hold a field this one's schema
+    refuses (metadata.mood). `says_so`: it raised FILES_VERSION for it, as a release must."""
+    copy = tmp_path / ("newer" if says_so else "newer-unmarked")
+    for folder in ("brain", "schemas", "scripts"):
+        shutil.copytree(BUNDLE_ROOT / folder, copy / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    if (BUNDLE_ROOT / ".venv").is_dir():
+        (copy / ".venv").symlink_to(BUNDLE_ROOT / ".venv")  # the same packages
+    schema = json.loads((copy / "schemas" / "chunk.schema.json").read_text())
+    schema["properties"]["metadata"]["properties"]["mood"] = {"type": "string"}
+    (copy / "schemas" / "chunk.schema.json").write_text(json.dumps(schema, indent=2))
+    if says_so:
+        code = copy / "brain" / "store" / "validation.py"
+        code.write_text(code.read_text().replace(f"FILES_VERSION = {FILES_VERSION}",
+                                                 f"FILES_VERSION = {FILES_VERSION + 1}"))
+    return copy
+
+
+def with_mood(machine, chunk_id: str, mood: str) -> None:
+    """What the newer release writes: a memory with the new field."""
+    path = next(machine.root.rglob(f"{chunk_id}.json"))
+    data = json.loads(path.read_text())
+    data["metadata"]["mood"] = mood
+    path.write_text(json.dumps(data, indent=2) + "\n")
+
+
+def test_an_older_release_refuses_a_remote_a_newer_one_wrote_and_changes_nothing(two, remote, tmp_path):
+    laptop, desktop = two
+    newer = newer_release(tmp_path, says_so=True)
+    laptop.remember("The deploy window is Tuesday")
+    laptop.sync("--remote", str(remote))
+    desktop.command("sync", "--remote", str(remote), bundle=newer)
+    made = desktop.command("remember", "The on-call phone is the red one", bundle=newer).stdout.split()[0]
+    with_mood(desktop, made, "calm")
+    desktop.command("sync", bundle=newer)
+    before, head = laptop.files(), git("--git-dir", str(remote), "rev-parse", "main")
+    refused = laptop.command("sync", ok=False)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("Error: ") and len(refused.stderr.strip().splitlines()) == 1
+    assert "update rlm-mem on this machine" in refused.stderr
+    assert laptop.files() == before and git("--git-dir", str(remote), "rev-parse", "main") == head
+    assert "sync behind" in laptop.run("hud").stdout
+    laptop.command("sync", bundle=newer)  # updated: it reads them now
+    assert laptop.memories()[made][5]["mood"] == "calm"
+
+
+def test_a_memory_this_release_cannot_read_is_never_merged_reverted_or_dropped(two, remote, tmp_path):
+    """A later release that forgot to raise FILES_VERSION (or a damaged blob): nothing it wrote is rewritten."""
+    laptop, desktop = two
+    newer = newer_release(tmp_path, says_so=False)
+    edited = laptop.remember("The deploy window is Tuesday")
+    laptop.sync("--remote", str(remote))
+    desktop.command("sync", "--remote", str(remote), bundle=newer)
+    desktop.command("update", edited, "--content", "The deploy window moved to Thursday", bundle=newer)
+    with_mood(desktop, edited, "calm")
+    made = desktop.command("remember", "The on-call phone is the red one", bundle=newer).stdout.split()[0]
+    with_mood(desktop, made, "busy")
+    desktop.command("sync", bundle=newer)
+    tip = tree_of(remote)
+    for _ in range(3):
+        out = laptop.command("sync").stdout
+        assert "held back" in out
+        assert tree_of(remote) == tip  # the edit stands, the new memory stays: nothing reverted, nothing flips
+        desktop.command("sync", bundle=newer)
+        assert tree_of(remote) == tip
+    assert laptop.memories()[edited][1] == "The deploy window is Tuesday" and made not in laptop.memories()
+    mine = desktop.memories()
+    assert mine[edited][1] == "The deploy window moved to Thursday" and mine[made][5]["mood"] == "busy"
+    report = laptop.run("doctor", ok=False)
+    assert "[sync_held]" in report.stdout and "update rlm-mem here" in report.stdout
+    laptop.command("sync", bundle=newer)  # updated: it takes them
+    assert laptop.memories()[edited][1] == "The deploy window moved to Thursday" and made in laptop.memories()

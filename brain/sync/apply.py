@@ -5,8 +5,8 @@ memory that came or changed is written (redacted again on the way, as every writ
 session, one that was archived or restored is moved, one deleted for good is removed with the links to it, its
 episode entry and any kept losing version; a log gets the lines or entries it lacks appended (never rewritten:
 a line appended meanwhile is never lost). This machine's access counts of a memory stay its own. A memory whose
-local file is held back (not rlm-mem's writing) is left alone and reported. The session's commit records the
-month folders it changed, so nothing is re-indexed again afterwards.
+local file is held back (not rlm-mem's writing), or which the merge could not read, is left alone and reported.
+The session's commit records the month folders it changed, so nothing is re-indexed again afterwards.
 """
 import os
 
@@ -47,7 +47,7 @@ def apply(session, store, merged, local, blobs) -> Applied:
     """Make the files under `store` what `merged` says, given `local` (the scan the merge was made against) and
     `blobs(ids)` to read the repository's. Runs inside `session` (brain/store/write_session.writing)."""
     done = Applied()
-    held = {chunk_id_of(p) for p in local.held if kind_of(p) in (CHUNK, ARCHIVED)}
+    held = {chunk_id_of(p) for p in (*local.held, *merged.rejected) if kind_of(p) in (CHUNK, ARCHIVED)}
     buried = merged.tombstones | tombstones(store.layout.state_dir)  # (read under the lock: a delete meanwhile)
     want, have = _by_id(merged.tree), _by_id(local.tree)
     todo = [cid for cid, target in want.items() if have.get(cid) != target and cid not in held and cid not in buried]

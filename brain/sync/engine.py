@@ -20,13 +20,15 @@ import time
 from brain.index.access import in_git_repository
 from brain.store.build import tombstones
 from brain.store.chunk_store import ChunkStore
+from brain.store.validation import FILES_VERSION
 from brain.store.write_session import writing
 from brain.sync import status as sync_status
 from brain.sync.apply import apply
 from brain.sync.git import BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url
 from brain.sync.merge import Merged, merge
-from brain.sync.tracked import (ARCHIVED, CHUNK, MARKER, MARKER_BYTES, RACY_NS, TOMBSTONE_PATH, Scan, carried,
-                                chunk_id_of, kind_of, local_file, now_ns, read_canonical, save_cache, scan)
+from brain.sync.tracked import (ARCHIVED, BEHIND, CHUNK, MARKER, MARKER_BYTES, RACY_NS, SYNC_VERSION, TOMBSTONE_PATH,
+                                UNREADABLE, Scan, carried, chunk_id_of, kind_of, local_file, marker_versions, now_ns,
+                                read_canonical, read_chunk, save_cache, scan)
 from brain.util.files import ensure_dir, owner_lock, remove_if_present, store_lock, try_acquire
 from brain.util.timestamps import utc_now
 
@@ -42,6 +44,10 @@ class SyncBusy(SyncError):
     pass
 
 
+class NewerRemote(SyncError):
+    pass
+
+
 class SyncResult:
     """What one sync did: files sent, memories received (written, deleted), log files extended, conflicts decided
     by the rules, files held back (path -> why), the commit both sides now have, and how long it took."""
@@ -50,6 +56,8 @@ class SyncResult:
         self.remote, self.sent, self.received, self.deleted, self.logs = remote, 0, 0, 0, 0
         self.conflicts, self.held, self.commit, self.seconds, self.set_up = 0, {}, None, 0.0, False
         self.scan = None  # the last scan whose files are all committed (saved as the next sync's stat cache)
+        self.behind: dict = {}  # path -> blob id of a memory file here kept behind the repository's version
+        self.kept: dict = {}  # the last commit's paths kept from the tree: path -> (why, blob id of the file here)
 
     def to_dict(self) -> dict:
         return {"remote": self.remote, "sent": self.sent, "received": self.received, "deleted": self.deleted,
@@ -64,7 +72,8 @@ class SyncResult:
             parts.append(f"{self.conflicts} memory(ies) changed on both sides (the later change kept; the other in "
                          "the audit log)")
         if self.held:
-            parts.append(f"held back {len(self.held)} file(s) rlm-mem did not write ({', '.join(sorted(self.held)[:3])})")
+            shown = ", ".join(sorted(self.held)[:3]) + (" ..." if len(self.held) > 3 else "")
+            parts.append(f"held back {len(self.held)} file(s) ({shown}; `rlm-mem sync --status` says why)")
         return f"synced with {self.remote}: " + ", ".join(parts)
 
 
@@ -99,8 +108,10 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
         url = repo.remote_url()
         known = bool(previous.get("synced")) and previous.get("remote") == url
         status = {"remote": url, "attempted": utc_now(), "attempted_at": time.time(),
-                  "synced": previous.get("synced") if previous.get("remote") == url else None}
+                  "synced": previous.get("synced") if previous.get("remote") == url else None,
+                  "behind": _behind(previous) if previous.get("remote") == url else {}}
         result = SyncResult(url)
+        result.behind = dict(status["behind"])
         result.set_up = created or url != previous.get("remote")
         try:
             try:
@@ -126,11 +137,20 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
             raise
         result.seconds = time.monotonic() - started
         status.update(error=None, synced=utc_now(), synced_at=time.time(), commit=result.commit,
-                      held=sorted(result.held)[:20])
+                      held=sorted(result.held)[:20], behind={p: blob for p, (_, blob) in result.kept.items() if blob})
         sync_status.write_status(root, status)
         return result
     finally:
         lock.release()
+
+
+def _behind(status: dict) -> dict:
+    """The memory files here that the last sync left behind the repository's version (path -> their blob id)."""
+    value = status.get("behind")
+    if not isinstance(value, dict):
+        return {}
+    return {p: b for p, b in value.items()
+            if isinstance(p, str) and isinstance(b, str) and kind_of(p) in (CHUNK, ARCHIVED)}
 
 
 def _record_failure(root, status: dict, result: SyncResult, error: Exception) -> None:
@@ -172,19 +192,33 @@ def _run(store, repo, result: SyncResult, *, known: bool) -> None:
 
 
 def _check_marker(repo, tree: dict) -> None:
-    if tree.get(MARKER) != blob_id(MARKER_BYTES):
+    """The remote is rlm-mem's, and written by no newer rlm-mem than this one (whose files this one could not
+    read: merging them would rewrite what it cannot read)."""
+    oid = tree.get(MARKER)
+    if oid == blob_id(MARKER_BYTES):
+        return
+    said = marker_versions(repo.blobs([oid]).get(oid, b"")) if oid else None
+    if said is None:
         raise NotRlmMemRemote(f"{repo.remote_url()} holds something other than rlm-mem memory (its `{BRANCH}` "
                               f"branch has no {MARKER}); give an empty repository of your own (nothing was changed "
                               "here)")
+    if said[0] > SYNC_VERSION or said[1] > FILES_VERSION:
+        raise NewerRemote(f"{repo.remote_url()} was last synced by a newer rlm-mem (sync layout {said[0]}, memory "
+                          f"files {said[1]}; this one reads up to {SYNC_VERSION} and {FILES_VERSION}): update "
+                          "rlm-mem on this machine, then sync again (nothing was changed here)")
 
 
-def compose(root, tree: dict, local) -> dict:
-    """The tree to commit: `tree` with the files here as they are. A memory missing here stays in it (a file lost
-    is brought back by the next merge) unless it was deleted for good or moved (archived, restored); a log
-    missing here stays too. A file held back keeps the version `tree` has."""
+def compose(root, tree: dict, local, blobs, behind: dict) -> tuple:
+    """(the tree to commit: `tree` with the files here as they are; the paths kept as `tree` has them: path -> (why,
+    blob id of the file here)). A memory missing here stays in it (a file lost is brought back by the next merge)
+    unless it was deleted for good or moved (archived, restored); a log missing here stays too. A file held back
+    keeps the version `tree` has, and so does a memory whose version in `tree` this rlm-mem cannot read (one a newer
+    rlm-mem wrote, or a damaged one: what cannot be read is never replaced, and the file here waits), or whose file
+    here is still the one a sync left `behind` that version (unchanged since: not a change of this machine's; the
+    store is brought up to it)."""
     out = dict(tree)
     out.update(local.tree)
-    out.setdefault(MARKER, blob_id(MARKER_BYTES))
+    out[MARKER] = blob_id(MARKER_BYTES)  # this release's versions (a remote's were checked: never higher)
     here = {chunk_id_of(p) for p in local.tree if kind_of(p) in (CHUNK, ARCHIVED)}
     buried = tombstones(os.path.join(root, "state"))
     for path in list(out):
@@ -193,7 +227,16 @@ def compose(root, tree: dict, local) -> dict:
         cid = chunk_id_of(path)
         if cid in buried or cid in here:
             del out[path]
-    return out
+    replaced = [p for p, oid in tree.items() if kind_of(p) in (CHUNK, ARCHIVED) and out.get(p) != oid]
+    content = blobs([tree[p] for p in replaced]) if replaced else {}
+    kept = {}
+    for path in replaced:
+        readable = read_chunk(content.get(tree[path], b""), chunk_id_of(path))[0] is not None
+        stale = path in behind and behind[path] == local.tree.get(path)
+        if stale or not readable:
+            out[path] = tree[path]
+            kept[path] = (BEHIND if readable else UNREADABLE, local.tree.get(path))
+    return out, kept
 
 
 def _changes(repo, root, first: dict, target: dict, local, new: dict) -> dict:
@@ -236,13 +279,14 @@ def _applied(tree: dict, changes: dict) -> dict:
 
 
 def _commit(store, repo, result, *, parents: list, tree: dict | None = None, new: dict | None = None,
-            message: str) -> tuple:
-    """Scan the files here and commit `tree` (default: the first parent's) with them: (commit, scan). No commit
-    when nothing changed and there is one parent."""
+            message: str, local: Scan | None = None) -> tuple:
+    """Commit `tree` (default: the first parent's) with the files here (`local`, or a scan now): (commit, scan). No
+    commit when nothing changed and there is one parent."""
     first = repo.listing(parents[0]) if parents else {}
-    local = scan(store.root, result.scan)
+    local = scan(store.root, result.scan) if local is None else local
     result.held.update(local.held)
-    target = compose(store.root, first if tree is None else tree, local)
+    target, result.kept = compose(store.root, first if tree is None else tree, local, repo.blobs, result.behind)
+    result.held.update({p: why for p, (why, _) in result.kept.items() if why == UNREADABLE})
     changes = _changes(repo, store.root, first, target, local, new or {})
     changes.update((path, None) for path in repo.foreign(parents[0] if parents else None))  # never carried on
     head = parents[0] if parents else None
@@ -275,15 +319,16 @@ def _merge_in(store, repo, ours: str, theirs: str, theirs_tree: dict, result: Sy
     result.held.update(applied.skipped)
     with store_lock(store.root, store.lock_timeout):
         local = scan(store.root, _seeded(store, result.scan, applied.live, session.mtimes))
-        target = compose(store.root, merged.tree, local)
+        target, kept = compose(store.root, merged.tree, local, repo.blobs, result.behind)
         if target == theirs_tree and not repo.foreign(theirs):  # nothing here the remote lacks: take its commit
             repo.set_ref(HEAD, theirs)
-            result.scan = local
+            result.scan, result.kept = local, kept
+            result.held.update({p: why for p, (why, _) in kept.items() if why == UNREADABLE})
             head = theirs
         else:
             parents = [theirs] if repo.is_ancestor(ours, theirs) else [ours, theirs]
             head, _ = _commit(store, repo, result, parents=parents, tree=merged.tree, new=merged.new,
-                              message=f"rlm-mem: merge on {socket.gethostname()}")
+                              message=f"rlm-mem: merge on {socket.gethostname()}", local=local)
     if applied.deleted:
         store.purge_derived(*applied.deleted)
     return head
@@ -291,11 +336,13 @@ def _merge_in(store, repo, ours: str, theirs: str, theirs_tree: dict, result: Sy
 
 def _bring_back(store, repo, head: str, result: SyncResult) -> None:
     """Files the commit holds and the store lacks without a tombstone (a memory file lost, one `doctor --repair`
-    set aside, a log removed) are written back from it; a merge does the same, this is for a sync without one."""
+    set aside, a log removed) are written back from it, and a memory file left behind its version there is brought
+    up to it; a merge does the same, this is for a sync without one."""
     committed = repo.listing(head)
     local = result.scan
-    if local is None or not any(p not in local.tree and p not in local.held and kind_of(p) is not None
-                                and p != TOMBSTONE_PATH for p in committed):
+    lost = local is not None and any(p not in local.tree and p not in local.held and kind_of(p) is not None
+                                     and p != TOMBSTONE_PATH for p in committed)
+    if not lost and not any(why == BEHIND for why, _ in result.kept.values()):
         return
     target = Merged()
     target.tree, target.tombstones = committed, tombstones(store.layout.state_dir)
@@ -334,11 +381,12 @@ def sync_state(root) -> dict:
     unpushed = repo.count(f"{pushed}..{head}") if head and pushed else (1 if head else 0)
     local = scan(root)
     committed = repo.listing(head)
-    now = compose(root, committed, local)
+    now, kept = compose(root, committed, local, repo.blobs, _behind(status))
     changed = sum(1 for p in set(now) | set(committed) if now.get(p) != committed.get(p))
     return {"configured": True, "remote": repo.remote_url(), "synced": status.get("synced"),
             "attempted": status.get("attempted"), "error": status.get("error"), "unpushed_commits": unpushed,
-            "changed_files": changed, "held": local.held}
+            "changed_files": changed,
+            "held": {**local.held, **{p: why for p, (why, _) in kept.items() if why == UNREADABLE}}}
 
 
 def health(root) -> tuple:

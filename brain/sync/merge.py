@@ -22,8 +22,8 @@ from brain.store.build import tombstone_tokens
 from brain.store.validation import schema_errors
 from brain.sync.git import blob_id
 from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, TOMBSTONE_PATH, archive_path, chunk_bytes,
-                                chunk_id_of, entries, episode_text, good_entry, good_line, kind_of, live_path,
-                                log_text, read_chunk, tombstone_text)
+                                UNREADABLE, chunk_id_of, entries, episode_text, good_entry, good_line, kind_of,
+                                live_path, log_text, read_chunk, tombstone_text)
 
 _ABSENT = object()
 _MEMORY_ID = re.compile(r"\[(chunk-\d{4}-\d{2}-\d{2}-[0-9a-f]{8})\]")
@@ -80,24 +80,40 @@ def merge(base: dict, ours: dict, theirs: dict, blobs) -> Merged:
         if cid in out.tombstones:
             out.chunks[cid] = None
             continue
-        _merge_memory(out, cid, [_side(t, cid, content, out) for t in (base, ours, theirs)])
+        (ancestor, _), (mine, mine_bad), (other, other_bad) = (_side(t, cid, content) for t in (base, ours, theirs))
+        if mine_bad or other_bad:
+            _unmerged(out, cid, base, ours, theirs)
+            out.rejected.update(dict.fromkeys({**mine_bad, **other_bad}, UNREADABLE))
+            continue
+        _merge_memory(out, cid, [ancestor, mine, other])  # (an ancestor that cannot be read counts as none)
     return out
 
 
 # ---------------------------------------------------------------- memories
-def _side(tree: dict, cid: str, content: dict, out: Merged):
-    """(location, blob id, chunk dict) of a memory in one tree, or None. A file that is not a valid memory counts
-    as absent (and is reported)."""
+def _side(tree: dict, cid: str, content: dict) -> tuple:
+    """(the memory in one tree as (location, blob id, chunk dict), or None; path -> why for each of its files that
+    cannot be read as a memory: one a newer rlm-mem wrote, or a damaged one)."""
+    found, bad = None, {}
     for location, path in ((CHUNK, live_path(cid)), (ARCHIVED, archive_path(cid))):
         oid = tree.get(path)
         if oid is None:
             continue
         data, why = read_chunk(content.get(oid, b""), cid)
         if data is None:
-            out.rejected[path] = why
-            continue
-        return location, oid, data
-    return None
+            bad[path] = why
+        elif found is None:
+            found = location, oid, data
+    return found, bad
+
+
+def _unmerged(out: Merged, cid: str, base: dict, ours: dict, theirs: dict) -> None:
+    """A memory one side holds in a form this rlm-mem cannot read is not merged: each of its files keeps the blob
+    of the side that changed it (theirs when both did), and nothing of it is written here (brain/sync/apply.py);
+    the commit keeps it too (engine.compose)."""
+    for path in (live_path(cid), archive_path(cid)):
+        oid = _pick(base.get(path), ours.get(path), theirs.get(path), theirs.get(path))
+        if oid is not None:
+            out.tree[path] = oid
 
 
 def _merge_memory(out: Merged, cid: str, sides) -> None:

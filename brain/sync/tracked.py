@@ -7,7 +7,8 @@ The repository holds the person's memories and their logs, nothing derived, noth
     audit/YYYY-MM.jsonl           the audit log, merged by union of its lines
     episodes/YYYY-MM-DD.md        the episode log, merged by union of its entries
     tombstones.txt                ids and capture keys deleted for good (state/deleted-keys.txt), merged by union
-    rlm-mem-sync.json             says the repository is rlm-mem's (a remote without it is refused)
+    rlm-mem-sync.json             says the repository is rlm-mem's (a remote without it is refused), and the
+                                  versions of its layout and of the memory files in it (`marker_versions`)
 
 index/, state/ (but the tombstones), locks, temp files, CORE.md and the briefs never go in, nor anything else
 (`carried`: a remote's other paths are never carried on). What goes in is the
@@ -28,7 +29,7 @@ from brain.safety.triggers import may_hold_secret
 from brain.store.audit import audit_entry
 from brain.store.build import METADATA_FIELDS, TOMBSTONES, tombstone_tokens
 from brain.store.chunk import EXTRA_LINK_TYPES, LINK_TYPES, is_chunk_id, month_of
-from brain.store.validation import schema_errors
+from brain.store.validation import FILES_VERSION, schema_errors
 from brain.store.write_session import chunk_text
 from brain.sync.git import blob_id
 from brain.sync.status import FILES_CACHE
@@ -36,9 +37,14 @@ from brain.util.fasthash import sha1
 from brain.util.files import atomic_write_encoded, read_bytes
 
 MARKER = "rlm-mem-sync.json"
-MARKER_BYTES = b'{"format": "rlm-mem sync", "version": 1}\n'
+SYNC_VERSION = 1  # the repository's layout (the paths and forms above)
+MARKER_BYTES = (f'{{"format": "rlm-mem sync", "version": {SYNC_VERSION}, "files": {FILES_VERSION}}}\n'
+                .encode("ascii"))
 TOMBSTONE_PATH = "tombstones.txt"
 CHUNK, ARCHIVED, AUDIT, EPISODE, BURIED = "chunk", "archived", "audit", "episode", "tombstones"
+UNREADABLE = ("its version in the sync repository cannot be read by this rlm-mem (a newer one wrote it, or it is "
+              "damaged): neither is merged until this one can read it (update rlm-mem here)")
+BEHIND = "behind the repository's version, which a sync could not read then: brought up to it now"
 RACY_NS = 1_000_000_000  # a file changed this close before a scan is read again (its mtime may not move)
 MAX_FILE = 64 * 1024 * 1024
 
@@ -61,6 +67,21 @@ def kind_of(path: str) -> str | None:
     if path == TOMBSTONE_PATH:
         return BURIED
     return None
+
+
+def marker_versions(raw: bytes) -> tuple | None:
+    """(layout version, files version) a marker says, or None when it is not rlm-mem's marker. The first
+    release's marker said no files version: its files are version 1."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(value, dict) or value.get("format") != "rlm-mem sync":
+        return None
+    layout, files = value.get("version"), value.get("files", 1)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (layout, files)):
+        return None
+    return layout, files
 
 
 def carried(path: str) -> bool:
