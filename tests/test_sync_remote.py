@@ -5,6 +5,7 @@ HOMEs), a bare repository, real git and the real command line."""
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from harness.machines import remote, two  # noqa: F401 - the fixtures
 from harness.machines import git, put_on_main, tree_of
 
 from brain.store.validation import FILES_VERSION
+from brain.sync.tracked import MAX_FILE
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -131,3 +133,65 @@ def test_a_memory_this_release_cannot_read_is_never_merged_reverted_or_dropped(t
     assert "[sync_held]" in report.stdout and "update rlm-mem here" in report.stdout
     laptop.command("sync", bundle=newer)  # updated: it takes them
     assert laptop.memories()[edited][1] == "The deploy window moved to Thursday" and made in laptop.memories()
+
+
+# ------------------------------------------------------------------ size
+# `rlm-mem ARGS` in this process, which says its peak resident memory on its way out (Linux's /proc).
+PEAK_MEMORY = ("import atexit, runpy, sys\n"
+               "atexit.register(lambda: sys.stderr.write(next(line for line in open('/proc/self/status')\n"
+               "                                          if line.startswith('VmHWM'))))\n"
+               "sys.argv = sys.argv[1:]\n"
+               "runpy.run_path(sys.argv[0], run_name='__main__')\n")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads peak memory from /proc")
+def test_a_blob_bigger_than_a_sync_reads_is_never_read(two, remote):
+    laptop, desktop = two
+    kept = laptop.remember("The build cache lives on the NFS share")
+    laptop.sync("--remote", str(remote))
+    desktop.sync("--remote", str(remote))
+    line = '{"time": "2026-01-05T10:00:00Z", "action": "update", "chunk_id": "%s", "actor": "x", "reason": "%08d"}'
+    huge = "\n".join(line % (kept, i) for i in range(MAX_FILE // 110 + 1000)).encode() + b"\n"
+    assert len(huge) > MAX_FILE
+    put_on_main(remote, {"audit/2026-01.jsonl": huge, f"chunks/{kept[6:13]}/{kept}.json": huge})
+    desktop.remember("Desktop's memory of the day")
+    for machine in (laptop, desktop, laptop):
+        run = subprocess.run([sys.executable, "-c", PEAK_MEMORY, str(BUNDLE_ROOT / "scripts" / "rlm_mem.py"), "sync"],
+                             env=machine.environ(), capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        peak = int(run.stderr.split("VmHWM:")[1].split()[0]) * 1024
+        assert peak < MAX_FILE, peak  # its own peak (git's processes apart): the blob was never read
+        assert machine == desktop or "held back" in run.stdout
+    for machine in two:
+        audit = machine.root / "audit" / "2026-01.jsonl"
+        assert not audit.exists() or audit.stat().st_size < 1024 * 1024
+        assert machine.memories()[kept][1] == "The build cache lives on the NFS share"
+        report = machine.run("doctor", ok=False)
+        assert "[audit_log]" not in report.stdout and "[state_file]" not in report.stdout
+    assert laptop.memories() == desktop.memories()
+    tip = subprocess.run(["git", f"--git-dir={remote}", "cat-file", "--batch-check", "--batch-all-objects"],
+                         capture_output=True, text=True, check=True).stdout
+    sizes = {line.split()[0]: int(line.split()[2]) for line in tip.splitlines()}
+    tip = tree_of(remote)
+    assert "audit/2026-01.jsonl" not in tip  # the merged log (nothing in it here) replaced it
+    assert sizes[tip[f"chunks/{kept[6:13]}/{kept}.json"]] > MAX_FILE  # a memory never read is never replaced
+
+
+def test_doctor_says_what_to_do_with_each_kind_of_file_held_back(two, remote):
+    laptop, _ = two
+    kept = laptop.remember("The build cache lives on the NFS share")
+    laptop.sync("--remote", str(remote))
+    (laptop.root / "audit" / "2025-12.jsonl").write_bytes(b'{"time": "2025-12-01T00:00:00Z"} \xff\xfe\n')
+    path = next((laptop.root / "chunks").rglob(f"{kept}.json"))
+    data = json.loads(path.read_text())
+    data["content"] = "hand edit: the token is ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    assert "held back 2 file(s)" in laptop.sync().stdout
+    report = laptop.run("doctor", ok=False).stdout
+    said = [line for line in report.splitlines() if "[sync_held]" in line]
+    assert any("audit/2025-12.jsonl" in line and "move it out of the memory folder" in line for line in said)
+    assert any(kept in line and f"rlm-mem update {kept}" in line for line in said)
+    (laptop.root / "audit" / "2025-12.jsonl").rename(laptop.home / "aside.jsonl")  # as it says
+    laptop.run("update", kept, "--content", "The build cache lives on the NFS share, volume two")
+    laptop.sync()
+    assert laptop.run("doctor", ok=False).exit_code == 0

@@ -15,8 +15,8 @@ from brain.store.build import tombstone_tokens, tombstones
 from brain.store.episodes import forget_episode
 from brain.sync.git import blob_id
 from brain.sync.merge import without_links_to
-from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, archive_path, chunk_bytes, chunk_id_of,
-                                entries, good_entry, good_line, kind_of, live_path, local_file, read_chunk)
+from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, MAX_FILE, archive_path, chunk_bytes,
+                                chunk_id_of, entries, good_entry, good_line, kind_of, live_path, local_file, read_chunk)
 from brain.util.files import append_line, append_text, read_text
 
 
@@ -133,28 +133,37 @@ def _extend_logs(root, merged, local, content: dict, done: Applied) -> set:
             continue
         target = content.get(oid, b"").decode("utf-8", errors="replace")
         file = local_file(root, path)
-        mine = read_text(file)
+        try:
+            mine = read_text(file, MAX_FILE)
+        except OSError as exc:  # too big (then held back from sync too), or not a file
+            done.skipped[path] = f"cannot be read ({exc.strerror or exc})"
+            continue
         lead = "\n" if mine and not mine.endswith("\n") else ""  # a torn last line stays a line of its own
         if kind == EPISODE:
             have = set(entries(mine))
             parts = entries(target)
             head = parts[0] if parts and parts[0].startswith("# ") else None
             missing = [b for b in parts if b != head and b not in have and good_entry(b)]
-            if not mine and head is not None and missing:
-                append_text(file, "".join(f"\n{b}\n" for b in missing), create_with=head + "\n")
-                done.logs.append(path)
-            elif mine and missing:
-                append_text(file, lead + "".join(f"\n{b}\n" for b in missing))
-                done.logs.append(path)
-            continue
-        if kind == BURIED:
+            text = (lead if mine else "") + "".join(f"\n{b}\n" for b in missing)
+        elif kind == BURIED:
             missing = sorted(tombstone_tokens(target) - set(mine.split()))
+            text = lead + "\n".join(missing) + "\n"
         else:
             have = set(mine.splitlines())
             missing = [line for line in dict.fromkeys(target.splitlines()) if line not in have and good_line(line)]
-        if missing:
-            append_line(file, lead + "\n".join(missing))
-            done.logs.append(path)
-            if kind == BURIED:
-                added |= set(missing)
+            text = lead + "\n".join(missing) + "\n"
+        if not missing or (kind == EPISODE and not mine and head is None):
+            continue
+        if len(mine.encode("utf-8")) + len(text.encode("utf-8")) > MAX_FILE:
+            done.skipped[path] = f"would grow past the {MAX_FILE:,} bytes a sync reads: what came is not appended"
+            continue
+        if kind == EPISODE and not mine:
+            append_text(file, text, create_with=head + "\n")
+        elif kind == EPISODE:
+            append_text(file, text)
+        else:
+            append_line(file, text)
+        done.logs.append(path)
+        if kind == BURIED:
+            added |= set(missing)
     return added

@@ -26,9 +26,9 @@ from brain.sync import status as sync_status
 from brain.sync.apply import apply
 from brain.sync.git import BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url
 from brain.sync.merge import Merged, merge
-from brain.sync.tracked import (ARCHIVED, BEHIND, CHUNK, MARKER, MARKER_BYTES, RACY_NS, SYNC_VERSION, TOMBSTONE_PATH,
-                                UNREADABLE, Scan, carried, chunk_id_of, kind_of, local_file, marker_versions, now_ns,
-                                read_canonical, read_chunk, save_cache, scan)
+from brain.sync.tracked import (ARCHIVED, BEHIND, CHUNK, EPISODE, MARKER, MARKER_BYTES, MAX_FILE, RACY_NS,
+                                SYNC_VERSION, TOMBSTONE_PATH, UNREADABLE, Scan, carried, chunk_id_of, kind_of,
+                                local_file, marker_versions, now_ns, read_canonical, read_chunk, save_cache, scan)
 from brain.util.files import ensure_dir, owner_lock, remove_if_present, store_lock, try_acquire
 from brain.util.timestamps import utc_now
 
@@ -89,7 +89,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
     root = os.fspath(root)
     _refuse_shared_folder(root)
     url = check_url(remote) if remote is not None else None
-    repo = Repository(sync_status.repo_path(root), background=background, carried=carried)
+    repo = Repository(sync_status.repo_path(root), background=background, carried=carried, max_blob=MAX_FILE)
     if url is None and (not repo.exists() or not repo.remote_url()):
         raise SyncError("sync is not set up for this memory: run `rlm-mem sync --remote URL` once (a private "
                         "repository of yours, or a bare one on your own server)")
@@ -317,6 +317,9 @@ def _merge_in(store, repo, ours: str, theirs: str, theirs_tree: dict, result: Sy
     result.conflicts += applied.conflicts
     result.held.update(merged.rejected)
     result.held.update(applied.skipped)
+    result.held.update({path: f"its version in the remote is {size:,} bytes, more than the {MAX_FILE:,} a sync reads: "
+                        "not merged (this machine's stays)" for path, oid in theirs_tree.items()
+                        if (size := repo.too_big.get(oid))})
     with store_lock(store.root, store.lock_timeout):
         local = scan(store.root, _seeded(store, result.scan, applied.live, session.mtimes))
         target, kept = compose(store.root, merged.tree, local, repo.blobs, result.behind)
@@ -374,7 +377,7 @@ def sync_state(root) -> dict:
     commits not pushed, files changed here since the last commit, files held back."""
     root = os.fspath(root)
     status = sync_status.read_status(root)
-    repo = Repository(sync_status.repo_path(root), carried=carried)
+    repo = Repository(sync_status.repo_path(root), carried=carried, max_blob=MAX_FILE)
     if not repo.exists() or not repo.remote_url():
         return {"configured": False}
     head, pushed = repo.resolve(HEAD), repo.resolve(REMOTE_REF)
@@ -404,13 +407,24 @@ def health(root) -> tuple:
                          f"{state['error']} (last synced {state.get('synced') or 'never'}; `rlm-mem sync` tries "
                          "again)", None))
     for path, why in sorted(state.get("held", {}).items()):
-        problems.append(("sync_held", f"is held back from sync: {why} (rewrite it with `rlm-mem update`, or "
-                         "delete it)", path))
+        problems.append(("sync_held", f"is held back from sync: {why}{_advice(path, why)}", path))
     waiting = state["changed_files"] + state["unpushed_commits"]
     if waiting:
         notes.append(f"sync: {state['changed_files']} file(s) changed here and {state['unpushed_commits']} "
                      f"commit(s) wait for the next sync with {state['remote']}")
     return problems, notes
+
+
+def _advice(path: str, why: str) -> str:
+    """What a person can do about a file held back from sync."""
+    if why == UNREADABLE:
+        return ""  # (it says: update rlm-mem here)
+    if kind_of(path) in (CHUNK, ARCHIVED):
+        return f" (rewrite it with `rlm-mem update {chunk_id_of(path)}`, or delete it)"
+    if kind_of(path) == EPISODE:
+        return " (remove the entry that holds it, or move the file out of the memory folder)"
+    return (" (move it out of the memory folder: sync writes back the version it last carried, and the log goes on "
+            "from there)")
 
 
 def stop_sync(root) -> bool:

@@ -91,9 +91,10 @@ def _dying_with_caller() -> tuple:
 class Repository:
     """The bare repository at `path` (created by `init`)."""
 
-    def __init__(self, path, *, background: bool = False, carried=lambda path: True):
+    def __init__(self, path, *, background: bool = False, carried=lambda path: True, max_blob: int | None = None):
         self.path = os.fspath(path)
-        self.carried = carried
+        self.carried, self.max_blob = carried, max_blob
+        self.too_big: dict = {}  # blob id -> size of those `blobs` refused to read
         self.env = _environment(background)
         self.prefix, self.preexec = _dying_with_caller()
         self._url = None
@@ -209,9 +210,28 @@ class Repository:
         """The listing of a commit just made from `tree` (saves asking git for it again)."""
         self._listings[commit], self._foreign[commit] = dict(tree), []
 
-    def blobs(self, oids) -> dict:
-        """blob id -> bytes, read in one `git cat-file --batch`."""
+    def sizes(self, oids) -> dict:
+        """blob id -> size of those the repository holds (one `git cat-file --batch-check`)."""
         oids = list(dict.fromkeys(oids))
+        if not oids:
+            return {}
+        out = {}
+        listed = self.run("cat-file", "--batch-check", input="".join(f"{o}\n" for o in oids).encode()).stdout
+        for line in listed.decode().splitlines():
+            oid, _, rest = line.partition(" ")
+            kind, _, size = rest.partition(" ")
+            if kind == "blob" and size.isdigit():
+                out[oid] = int(size)
+        return out
+
+    def blobs(self, oids) -> dict:
+        """blob id -> bytes, read in one `git cat-file --batch`; a blob over `max_blob` bytes is not read (its id
+        goes into `too_big`), nor one the repository lacks."""
+        oids = list(dict.fromkeys(oids))
+        if self.max_blob is not None:
+            sizes = self.sizes(oids)
+            self.too_big.update({o: n for o, n in sizes.items() if n > self.max_blob})
+            oids = [o for o in oids if o in sizes and sizes[o] <= self.max_blob]
         if not oids:
             return {}
         out, raw = {}, self.run("cat-file", "--batch", input="".join(f"{o}\n" for o in oids).encode()).stdout
@@ -228,12 +248,8 @@ class Repository:
         return out
 
     def present(self, oids) -> set:
-        """Which of these objects the repository holds (one `git cat-file --batch-check`)."""
-        oids = list(dict.fromkeys(oids))
-        if not oids:
-            return set()
-        out = self.run("cat-file", "--batch-check", input="".join(f"{o}\n" for o in oids).encode()).stdout
-        return {line.split(" ")[0] for line in out.decode().splitlines() if not line.endswith(" missing")}
+        """Which of these blobs the repository holds."""
+        return set(self.sizes(oids))
 
     def count(self, revisions: str) -> int:
         done = self.run("rev-list", "--count", revisions, check=False)
