@@ -13,14 +13,12 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-from pathlib import Path
 
 import pytest
 from harness.claude_code import BUNDLE_ROOT, fire
 from harness.machines import remote, two  # noqa: F401 - the fixtures
-from harness.machines import RLM_MEM, Machine, all_objects, git
+from harness.machines import RLM_MEM, Machine, SilentServer, all_objects, git, processes_mentioning
 
 from brain.hud.textwidth import display_width
 from brain.index import search_index
@@ -363,18 +361,6 @@ def test_syncs_racing_each_other_all_land(two, remote):
     assert set(made) <= set(laptop.memories()) and laptop.memories() == desktop.memories()
 
 
-def _git_children_of(repo: Path) -> list:
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                if str(repo).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                    found.append(pid)
-            except OSError:
-                pass
-    return found
-
-
 @pytest.mark.timeout(600)
 def test_kill_9_of_a_sync_at_random_points_then_a_new_sync_loses_nothing(two, remote):
     laptop, desktop = two
@@ -398,7 +384,7 @@ def test_kill_9_of_a_sync_at_random_points_then_a_new_sync_loses_nothing(two, re
             killed += 1
         run.wait()
         time.sleep(0.05)
-        assert not _git_children_of(machine.root / "sync")  # git died with the sync that started it
+        assert not processes_mentioning(machine.root / "sync")  # git died with the sync that started it
     assert killed >= 5, "the random points should interrupt most syncs"
     for machine in (laptop, desktop, laptop):
         machine.sync()
@@ -466,35 +452,11 @@ def test_the_session_end_worker_syncs_after_capture(two, remote, tmp_path, monke
     assert "5433" in desktop.run("recall", "which port does the staging database use?").stdout
 
 
-class _SilentServer:
-    """A TCP port that accepts and never answers: a remote that hangs."""
-
-    def __init__(self):
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.held = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self):
-        while True:
-            try:
-                self.held.append(self.sock.accept()[0])
-            except OSError:
-                return
-
-    def close(self):
-        for conn in self.held:
-            conn.close()
-        self.sock.close()
-
-
 def test_session_start_never_waits_for_the_network(two, remote, tmp_path):
     laptop, _ = two
     laptop.remember("I always build with Bazel", "--scope", "user")
     laptop.sync("--remote", str(remote))
-    server = _SilentServer()
+    server = SilentServer()
     try:
         subprocess.run(["git", f"--git-dir={laptop.root / 'sync'}", "config", "remote.origin.url",
                         f"http://127.0.0.1:{server.port}/memory.git"], check=True)

@@ -2,19 +2,24 @@
 are not UTF-8, files rlm-mem does not know, log lines and tombstones of no kind of its own), another release of
 rlm-mem on another machine, blobs too big to read; a remote that hangs, the person's own ssh. Two machines (two
 HOMEs), a bare repository, real git and the real command line."""
+import hashlib
 import json
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from harness.claude_code import BUNDLE_ROOT
 from harness.machines import remote, two  # noqa: F401 - the fixtures
-from harness.machines import git, put_on_main, tree_of
+from harness.machines import SilentServer, blob_of, git, processes_mentioning, put_on_main, tree_of
 
 from brain.store.validation import FILES_VERSION
 from brain.sync.tracked import MAX_FILE
+
+sys.path.insert(0, str(BUNDLE_ROOT / "scripts"))
+from demo import write_transcript  # noqa: E402
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -195,3 +200,97 @@ def test_doctor_says_what_to_do_with_each_kind_of_file_held_back(two, remote):
     laptop.run("update", kept, "--content", "The build cache lives on the NFS share, volume two")
     laptop.sync()
     assert laptop.run("doctor", ok=False).exit_code == 0
+
+
+# ------------------------------------------------------------------ git and the network
+BACKGROUND_SYNC = "import sys\nfrom brain.sync.engine import sync\nsync(sys.argv[1], background=True)\n"
+
+
+def background_sync(machine, **env):
+    """The background worker's sync (session/maintenance.sync_if_due), in a process of its own."""
+    return subprocess.run([sys.executable, "-c", BACKGROUND_SYNC, str(machine.root)],
+                          env=dict(machine.environ(), **env), capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="looks for processes left in /proc")
+@pytest.mark.parametrize("background", [False, True])
+def test_a_remote_that_hangs_leaves_no_git_helper_behind(two, remote, background):
+    laptop, _ = two
+    laptop.remember("The release notes live in the wiki")
+    laptop.sync("--remote", str(remote))
+    server = SilentServer()
+    try:
+        git("--git-dir", str(laptop.root / "sync"), "config", "remote.origin.url",
+            f"http://127.0.0.1:{server.port}/memory.git")
+        run = background_sync(laptop, RLM_MEM_SYNC_TIMEOUT="3") if background else \
+            laptop.command("sync", ok=False, RLM_MEM_SYNC_TIMEOUT="3")
+        assert run.returncode == 1 and "did not finish within 3 s" in (run.stdout + run.stderr)
+        time.sleep(0.5)
+        assert processes_mentioning(f"127.0.0.1:{server.port}") == []  # git remote-http died with git
+    finally:
+        server.close()
+
+
+def test_the_persons_own_ssh_command_is_used_in_the_background(two, remote, tmp_path):
+    laptop, desktop = two
+    log = tmp_path / "ssh.log"
+    ssh = tmp_path / "my-ssh"
+    ssh.write_text(f'#!/bin/sh\necho "$*" >> {log}\nfor last; do :; done\nexec sh -c "$last"\n')
+    ssh.chmod(0o755)
+    for machine in two:
+        (machine.home / ".gitconfig").write_text(f"[core]\n\tsshCommand = {ssh}\n")
+    laptop.remember("Deploys go through the bastion host")
+    laptop.sync("--remote", f"myhost:{remote}")  # in the foreground, theirs was always used
+    assert "git-receive-pack" in log.read_text()
+    log.unlink()
+    desktop.sync("--remote", f"myhost:{remote}")
+    desktop.remember("The bastion host is bastion-2")
+    run = background_sync(desktop)
+    assert run.returncode == 0, run.stderr
+    assert "git-receive-pack" in log.read_text() and "BatchMode" not in log.read_text()
+    laptop.sync()
+    assert any("bastion-2" in m[1] for m in laptop.memories().values())
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "nan"])
+def test_a_bad_sync_timeout_stops_the_sync_alone_and_says_so(two, remote, tmp_path, value):
+    laptop, _ = two
+    laptop.remember("The staging database listens on port 5433")
+    laptop.sync("--remote", str(remote))
+    new = laptop.remember("The queue's dead-letter exchange is called dlx")
+    before = laptop.files()
+    failed = laptop.command("sync", ok=False, RLM_MEM_SYNC_TIMEOUT=value)
+    assert failed.returncode == 1 and failed.stderr.startswith("Error: RLM_MEM_SYNC_TIMEOUT")
+    assert len(failed.stderr.strip().splitlines()) == 1 and laptop.files() == before
+    assert laptop.command("doctor", RLM_MEM_SYNC_TIMEOUT=value).returncode == 0
+    transcript = tmp_path / "s1.jsonl"
+    write_transcript(transcript, "s1", tmp_path, [("user", "Remember that the build uses Bazel 7."),
+                                                  ("assistant", "Noted.")])
+    laptop.command("ingest", str(transcript), RLM_MEM_SYNC_TIMEOUT=value)  # the capture worker's code
+    assert any("Bazel 7" in m[1] for m in laptop.memories().values())
+    laptop.sync()
+    assert f"chunks/{new[6:13]}/{new}.json" in tree_of(remote)
+
+
+def test_git_upkeep_runs_and_a_killed_write_leaves_no_temporary_pack(two, remote):
+    laptop, _ = two
+    for i in range(12):
+        laptop.remember(f"Upkeep fact {i}: the cron job number {i} runs at 0{i % 10}:15")
+    laptop.sync("--remote", str(remote))
+    repo = laptop.root / "sync"
+    stale = [repo / "objects" / "pack" / "tmp_pack_Ab12Cd", repo / "objects" / "pack" / "tmp_idx_Ab12Cd"]
+    for path in stale:
+        path.write_bytes(b"PACK left by a killed fast-import")
+    # git estimates its loose objects from the folder objects/17: two there pass a threshold of 1
+    git("--git-dir", str(repo), "config", "gc.auto", "1")
+    planted = (f"upkeep {n}".encode() for n in range(100_000))
+    for data in [d for d in planted if hashlib.sha1(b"blob %d\0" % len(d) + d).hexdigest().startswith("17")][:2]:
+        blob_of(repo, data)
+    assert int(dict(line.split(": ") for line in git("--git-dir", str(repo), "count-objects", "-v")
+                    .splitlines())["count"]) > 12
+    laptop.remember("One more fact for the last sync")
+    laptop.sync()
+    assert not any(path.exists() for path in stale)
+    counted = dict(line.split(": ") for line in git("--git-dir", str(repo), "count-objects", "-v").splitlines())
+    # packed by `gc --auto`: all but the two planted, which nothing reaches (git prunes those after two weeks)
+    assert int(counted["count"]) == 2 and int(counted["packs"]) >= 1, counted

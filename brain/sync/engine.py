@@ -24,7 +24,8 @@ from brain.store.validation import FILES_VERSION
 from brain.store.write_session import writing
 from brain.sync import status as sync_status
 from brain.sync.apply import apply
-from brain.sync.git import BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url
+from brain.sync.git import (BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url,
+                            network_timeout)
 from brain.sync.merge import Merged, merge
 from brain.sync.tracked import (ARCHIVED, BEHIND, CHUNK, EPISODE, MARKER, MARKER_BYTES, MAX_FILE, RACY_NS,
                                 SYNC_VERSION, TOMBSTONE_PATH, UNREADABLE, Scan, carried, chunk_id_of, kind_of,
@@ -88,6 +89,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
     started = time.monotonic()
     root = os.fspath(root)
     _refuse_shared_folder(root)
+    network_timeout()  # a bad RLM_MEM_SYNC_TIMEOUT says so before anything is done
     url = check_url(remote) if remote is not None else None
     repo = Repository(sync_status.repo_path(root), background=background, carried=carried, max_blob=MAX_FILE)
     if url is None and (not repo.exists() or not repo.remote_url()):
@@ -101,7 +103,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
         created = not repo.exists()
         if created:
             repo.init()
-        repo.remove_stale_locks()
+        repo.remove_leftovers()
         previous, before = sync_status.read_status(root), repo.remote_url()
         if url is not None:
             repo.set_remote(url)
@@ -135,6 +137,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
         except Exception as exc:  # a busy or unwritable store, offline...: recorded for the LiveHud and doctor
             _record_failure(root, status, result, exc)
             raise
+        repo.housekeeping()
         result.seconds = time.monotonic() - started
         status.update(error=None, synced=utc_now(), synced_at=time.time(), commit=result.commit,
                       held=sorted(result.held)[:20], behind={p: blob for p, (_, blob) in result.kept.items() if blob})

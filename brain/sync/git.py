@@ -11,6 +11,7 @@ carries a password or a token is refused before anything stores it (`check_url`)
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from urllib.parse import urlsplit
@@ -22,8 +23,12 @@ from brain.util.lifetime import die_with
 
 BRANCH = "main"
 REMOTE_REF = f"refs/remotes/origin/{BRANCH}"
-NETWORK_TIMEOUT = float(os.environ.get("RLM_MEM_SYNC_TIMEOUT", "120"))  # seconds a fetch or push may take
+DEFAULT_NETWORK_TIMEOUT = 120.0  # seconds a fetch or push may take (RLM_MEM_SYNC_TIMEOUT)
 LOCAL_TIMEOUT = 600  # a git command that does not touch the network (a first commit of 100,000 files included)
+# A transfer slower than this many bytes a second for this many seconds is given up by git itself (over HTTP), and
+# ssh gives up a connection whose server stops answering: no helper process hangs on a dead network.
+LOW_SPEED = ("1000", "30")
+SSH_KEEPALIVE = "-o ServerAliveInterval=15 -o ServerAliveCountMax=4"
 IDENTITY = "rlm-mem <sync@rlm-mem.invalid>"
 
 
@@ -63,16 +68,73 @@ def check_url(url: str) -> str:
     return url
 
 
+def network_timeout() -> float:
+    """Seconds a network step may take: RLM_MEM_SYNC_TIMEOUT, read when a sync asks (a bad value stops the sync,
+    which says so, and nothing else: not the capture worker, not doctor)."""
+    text = os.environ.get("RLM_MEM_SYNC_TIMEOUT", "").strip()
+    if not text:
+        return DEFAULT_NETWORK_TIMEOUT
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise SyncError(f"RLM_MEM_SYNC_TIMEOUT must be a number of seconds above 0, not {redact(text)[:40]!r}")
+    return value
+
+
 def _environment(background: bool) -> dict:
     env = dict(os.environ)
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE",
                  "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CEILING_DIRECTORIES"):
         env.pop(name, None)  # a hook or a shell may have set them for another repository
-    if background:  # nobody to answer: git and ssh must fail rather than wait for a password or a host key
-        env.update(GIT_TERMINAL_PROMPT="0")
-        env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    env.setdefault("GIT_HTTP_LOW_SPEED_LIMIT", LOW_SPEED[0])
+    env.setdefault("GIT_HTTP_LOW_SPEED_TIME", LOW_SPEED[1])
+    if background:
+        # Nobody to answer: git and ssh must fail rather than wait for a password or a host key. Git runs in a
+        # session of its own (no terminal to ask on) with nothing on stdin, and is told not to ask anyway; the
+        # person's ssh command, credential helper and keys are theirs and stay as they are.
+        env.update(GIT_TERMINAL_PROMPT="0", GIT_ASKPASS="", SSH_ASKPASS_REQUIRE="never")
     env.update(LC_ALL="C")  # git's messages are read for their words (a refused push)
     return env
+
+
+def _descendants(pid: int) -> list:
+    """The processes below `pid` (Linux's /proc; none elsewhere): git's helpers, which its death does not take."""
+    children: dict = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as fh:
+                    parent = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(parent, []).append(int(name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _kill_all(process, own_session: bool) -> None:
+    """Kill a git process and every helper it started (git remote-https, ssh...)."""
+    if own_session:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+            return
+        except OSError:
+            pass
+    for pid in [*_descendants(process.pid), process.pid]:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
 
 
 def _dying_with_caller() -> tuple:
@@ -93,9 +155,10 @@ class Repository:
 
     def __init__(self, path, *, background: bool = False, carried=lambda path: True, max_blob: int | None = None):
         self.path = os.fspath(path)
-        self.carried, self.max_blob = carried, max_blob
+        self.carried, self.max_blob, self.background = carried, max_blob, background
         self.too_big: dict = {}  # blob id -> size of those `blobs` refused to read
         self.env = _environment(background)
+        self._network_env = None
         self.prefix, self.preexec = _dying_with_caller()
         self._url = None
         self._listings: dict = {}  # commit -> its listing (a commit never changes)
@@ -108,16 +171,28 @@ class Repository:
                 "core.quotePath=false", *args]
 
     def run(self, *args, input: bytes | None = None, timeout: float = LOCAL_TIMEOUT, check: bool = True,
-            what: str | None = None) -> subprocess.CompletedProcess:
-        """Run git; GitFailed (with git's last line) when it fails and `check`."""
+            what: str | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+        """Run git; GitFailed (with git's telling line) when it fails and `check`. Git and the helpers it starts
+        are killed together when it runs out of time or the caller is interrupted (in the background they run in
+        a session of their own, which goes whole)."""
         try:
-            done = subprocess.run(self._argv(args), input=input, capture_output=True, env=self.env, cwd=self.path,
-                                  timeout=timeout, preexec_fn=self.preexec)
-        except subprocess.TimeoutExpired:
-            raise GitFailed(f"{what or 'git ' + args[0]} did not finish within {timeout:.0f} s", "timed out") \
-                from None
+            process = subprocess.Popen(self._argv(args), stdin=subprocess.DEVNULL if input is None else subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env or self.env,
+                                       cwd=self.path, preexec_fn=self.preexec, start_new_session=self.background)
         except FileNotFoundError:
             raise SyncError("git is not installed (sync runs git: install it and try again)") from None
+        try:
+            out, err = process.communicate(input, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_all(process, self.background)
+            process.communicate()
+            raise GitFailed(f"{what or 'git ' + args[0]} did not finish within {timeout:.0f} s", "timed out") \
+                from None
+        except BaseException:
+            _kill_all(process, self.background)
+            process.wait()
+            raise
+        done = subprocess.CompletedProcess(args, process.returncode, out, err)
         if check and done.returncode != 0:
             stderr = done.stderr.decode("utf-8", errors="replace")
             raise GitFailed(f"{what or 'git ' + args[0]} failed: {last_line(stderr)}", stderr)
@@ -134,21 +209,27 @@ class Repository:
         self.run("symbolic-ref", "HEAD", f"refs/heads/{BRANCH}")
         self.run("config", "gc.autoDetach", "false")  # no git left running after a sync returns
 
-    def remove_stale_locks(self) -> list:
-        """Lock files a killed git left behind (the caller holds the sync lock, and every git of an earlier sync
-        died with it): without this, every later command would fail on them."""
+    def remove_leftovers(self) -> list:
+        """What a killed git left behind (the caller holds the sync lock, and every git of an earlier sync died with
+        it): lock files, without which every later command would fail on them, and the temporary packs and objects
+        of a write that never finished (a killed fast-import's tmp_pack_*), which nothing else removes."""
         removed = []
         for folder, _, names in os.walk(self.path):
-            if os.path.relpath(folder, self.path).split(os.sep)[0] == "objects":
-                continue
+            in_objects = os.path.relpath(folder, self.path).split(os.sep)[0] == "objects"
             for name in names:
-                if name.endswith(".lock"):
+                if (name.startswith("tmp_") if in_objects else name.endswith(".lock")):
                     try:
                         os.unlink(os.path.join(folder, name))
                         removed.append(name)
                     except OSError:
                         pass
         return removed
+
+    def housekeeping(self) -> None:
+        """git's own upkeep when git says it is time (`gc --auto`: loose objects packed, packs merged; a few
+        milliseconds when there is nothing to do). Not detached (`init` sets gc.autoDetach off): no git outlives
+        the sync that started it."""
+        self.run("gc", "--auto", "--quiet", check=False)
 
     def remote_url(self) -> str | None:
         if self._url is None:
@@ -277,9 +358,23 @@ class Repository:
         return self.resolve(ref)
 
     # ------------------------------------------------------------ the network
+    def network_env(self) -> dict:
+        """The environment of a command that reaches the remote: when the person has no ssh command of their own
+        (GIT_SSH_COMMAND, GIT_SSH, core.sshCommand), plain ssh with keep-alives (and batch mode in the
+        background); theirs is never replaced."""
+        if self._network_env is None:
+            env = dict(self.env)
+            own = env.get("GIT_SSH_COMMAND") or env.get("GIT_SSH") or self.run(
+                "config", "--get", "core.sshCommand", check=False).stdout.strip()
+            if not own:
+                env["GIT_SSH_COMMAND"] = f"ssh {SSH_KEEPALIVE}" + (" -o BatchMode=yes" if self.background else "")
+            self._network_env = env
+        return self._network_env
+
     def remote_head(self) -> tuple:
         """(the remote's main commit or None, whether the remote has any ref at all)."""
-        done = self.run("ls-remote", "origin", timeout=NETWORK_TIMEOUT, check=False, what="reaching the remote")
+        done = self.run("ls-remote", "origin", timeout=network_timeout(), check=False, what="reaching the remote",
+                        env=self.network_env())
         if done.returncode != 0:
             stderr = done.stderr.decode("utf-8", errors="replace")
             raise GitFailed(f"cannot reach the remote: {last_line(stderr)}", stderr)
@@ -293,13 +388,14 @@ class Repository:
 
     def fetch(self) -> None:
         self.run("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "origin",
-                 f"+refs/heads/{BRANCH}:{REMOTE_REF}", timeout=NETWORK_TIMEOUT, what="fetching from the remote")
+                 f"+refs/heads/{BRANCH}:{REMOTE_REF}", timeout=network_timeout(), what="fetching from the remote",
+                 env=self.network_env())
 
     def push(self, commit: str) -> bool:
         """Push `commit` as the remote's main: True, or False when the remote moved on since it was fetched (a
         push another machine made meanwhile); GitFailed for anything else."""
         done = self.run("push", "--quiet", "--porcelain", "origin", f"{commit}:refs/heads/{BRANCH}",
-                        timeout=NETWORK_TIMEOUT, check=False, what="pushing to the remote")
+                        timeout=network_timeout(), check=False, what="pushing to the remote", env=self.network_env())
         if done.returncode == 0:
             self.set_ref(REMOTE_REF, commit)
             return True

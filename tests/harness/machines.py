@@ -3,8 +3,10 @@ repository as the remote, real git and the real command line; and a way to put a
 (what a damaged or hostile remote holds)."""
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,40 @@ def tree_of(repo: Path, ref: str = "main") -> dict:
         meta, _, path = line.partition("\t")
         out[path] = meta.split()[2]
     return out
+
+
+def processes_mentioning(text) -> list:
+    """The processes whose command line holds `text` (Linux's /proc): what a sync may have left running."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if str(text).encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                    found.append(pid)
+            except OSError:
+                pass
+    return found
+
+
+class SilentServer:
+    """A TCP port that accepts and never answers: a remote that hangs."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.held = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                self.held.append(self.sock.accept()[0])
+            except OSError:
+                return
+
+    def close(self):
+        for conn in self.held:
+            conn.close()
+        self.sock.close()
