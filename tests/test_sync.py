@@ -366,9 +366,11 @@ def test_kill_9_of_a_sync_at_random_points_then_a_new_sync_loses_nothing(two, re
     laptop, desktop = two
     laptop.sync("--remote", str(remote))
     desktop.sync("--remote", str(remote))
-    rng, made, killed = random.Random(37), [], 0
+    rng, made, killed, round_ = random.Random(37), [], 0, -1
     shared = laptop.remember("The nightly export writes to the reports bucket")
-    for round_ in range(14):
+    span = 1.2  # how long an uninterrupted sync took, the shortest seen: kill points fall inside it, however loaded
+    while killed < 8 and round_ < 40:  # the machine's load decides how long a sync takes, not how many die
+        round_ += 1
         for machine in two:
             made += [machine.remember(f"{machine.name} kill round {round_}: fact {i} about queue {rng.random()}")
                      for i in range(3)]
@@ -376,21 +378,24 @@ def test_kill_9_of_a_sync_at_random_points_then_a_new_sync_loses_nothing(two, re
         if round_ % 3 == 0:
             desktop.run("forget", made[-1])
         machine = two[round_ % 2]
+        started = time.monotonic()
         run = subprocess.Popen([*RLM_MEM, "sync"], env=machine.environ(), stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=False)
-        time.sleep(rng.uniform(0.0, 1.2))
+        time.sleep(rng.uniform(0.0, span))
         if run.poll() is None:
             os.kill(run.pid, signal.SIGKILL)
             killed += 1
+        else:
+            span = min(span, time.monotonic() - started)
         run.wait()
         time.sleep(0.05)
         assert not processes_mentioning(machine.root / "sync")  # git died with the sync that started it
-    assert killed >= 5, "the random points should interrupt most syncs"
+    assert killed >= 8, f"{killed} of {round_ + 1} syncs killed"
     for machine in (laptop, desktop, laptop):
         machine.sync()
     a, b = laptop.memories(), desktop.memories()
     assert a == b and set(made) <= set(a)
-    assert a[shared][1] == "The nightly export writes to bucket number 13"
+    assert a[shared][1] == f"The nightly export writes to bucket number {round_}"
     for machine in two:
         report = machine.run("doctor", ok=False)
         assert report.exit_code == 0, report.stdout
@@ -465,12 +470,14 @@ def test_session_start_never_waits_for_the_network(two, remote, tmp_path):
         (laptop.root / "state" / "sync.json").write_text(json.dumps(status))
         project = tmp_path / "proj"
         project.mkdir()
-        env = dict(laptop.environ(), RLM_MEM_BACKGROUND="1", RLM_MEM_SYNC_TIMEOUT="3")
+        env = dict(laptop.environ(), RLM_MEM_BACKGROUND="1", RLM_MEM_SYNC_TIMEOUT="10")
         run = fire("SessionStart", {"session_id": "s9", "transcript_path": "", "cwd": str(project),
                                     "source": "startup"}, env=env)[0]
         assert run.returncode == 0 and "Bazel" in run.context
-        assert run.seconds < 1.5, run.seconds  # the worker waits for the remote, the hook does not
-        assert _wait_for(lambda: "sync behind" in laptop.run("hud").stdout, 30)
+        # the hook is done while the worker's sync still waits for the remote (its 10 s are not over), however
+        # loaded the machine is
+        assert run.seconds < 10 and "sync behind" not in laptop.run("hud").stdout, run.seconds
+        assert _wait_for(lambda: "sync behind" in laptop.run("hud").stdout, 60)
     finally:
         server.close()
 

@@ -294,3 +294,44 @@ def test_git_upkeep_runs_and_a_killed_write_leaves_no_temporary_pack(two, remote
     counted = dict(line.split(": ") for line in git("--git-dir", str(repo), "count-objects", "-v").splitlines())
     # packed by `gc --auto`: all but the two planted, which nothing reaches (git prunes those after two weeks)
     assert int(counted["count"]) == 2 and int(counted["packs"]) >= 1, counted
+
+
+# ------------------------------------------------------------------ where the remote and the memory are
+def test_a_remote_given_as_a_path_is_read_from_where_the_person_stands(two, remote, monkeypatch):
+    laptop, desktop = two
+    laptop.remember("The deploy key rotates every quarter")
+    monkeypatch.chdir(remote.parent)
+    laptop.sync("--remote", "remote.git")  # relative to here, not to the sync repository
+    assert git("--git-dir", str(laptop.root / "sync"), "config", "remote.origin.url").strip() == str(remote)
+    monkeypatch.chdir(laptop.root / "sync")
+    before = git("--git-dir", str(remote), "rev-parse", "main")
+    for itself in (".", str(laptop.root), "../chunks"):
+        refused = laptop.run("sync", "--remote", itself, ok=False)
+        assert refused.exit_code == 1 and "inside the memory folder" in refused.output, itself
+    assert git("--git-dir", str(laptop.root / "sync"), "config", "remote.origin.url").strip() == str(remote)
+    assert git("--git-dir", str(remote), "rev-parse", "main") == before
+    missing = desktop.run("sync", "--remote", str(remote.parent / "nowhere.git"), ok=False)
+    assert missing.exit_code == 1 and len(missing.output.strip().splitlines()) == 1
+    assert "does not appear to be a git repository" in missing.output  # git's telling line, not its advice
+
+
+def test_a_home_folder_kept_in_git_syncs_but_a_projects_memory_does_not(two, remote, tmp_path):
+    laptop, desktop = two
+    git("init", "--quiet", "-b", "main", str(laptop.home))  # dotfiles
+    (laptop.home / ".bashrc").write_text("export EDITOR=vim\n")
+    git("add", ".bashrc", cwd=laptop.home)
+    git("commit", "--quiet", "-m", "dotfiles", cwd=laptop.home)
+    laptop.remember("My shell is zsh on the laptop")
+    assert "sent" in laptop.sync("--remote", str(remote)).stdout
+    desktop.sync("--remote", str(remote))
+    assert any("zsh" in m[1] for m in desktop.memories().values())
+    git("add", "-f", str(next((laptop.root / "chunks").rglob("chunk-*.json"))), cwd=laptop.home)  # tracked now
+    refused = laptop.run("sync", ok=False)
+    assert refused.exit_code == 1 and "shared through its git repository" in refused.output
+    project = tmp_path / "team-app"
+    git("init", "--quiet", "-b", "main", str(project))
+    (project / ".rlm-mem.json").write_text(json.dumps({"memory_dir": ".rlm-mem"}))
+    team = project / ".rlm-mem"
+    desktop.run("--dir", str(team), "remember", "The team's API listens on port 8080")
+    refused = desktop.run("--dir", str(team), "sync", "--remote", str(tmp_path / "other.git"), ok=False)
+    assert refused.exit_code == 1 and "shared through its git repository" in refused.output

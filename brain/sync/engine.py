@@ -17,15 +17,16 @@ import shutil
 import socket
 import time
 
-from brain.index.access import in_git_repository
+from brain.context.location import project_memory_dir
+from brain.context.project import ProjectConfigError, find_git, read_config
 from brain.store.build import tombstones
 from brain.store.chunk_store import ChunkStore
 from brain.store.validation import FILES_VERSION
 from brain.store.write_session import writing
 from brain.sync import status as sync_status
 from brain.sync.apply import apply
-from brain.sync.git import (BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url,
-                            network_timeout)
+from brain.sync.git import (BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url, local_path,
+                            network_timeout, tracks)
 from brain.sync.merge import Merged, merge
 from brain.sync.tracked import (ARCHIVED, BEHIND, CHUNK, EPISODE, MARKER, MARKER_BYTES, MAX_FILE, RACY_NS,
                                 SYNC_VERSION, TOMBSTONE_PATH, UNREADABLE, Scan, carried, chunk_id_of, kind_of,
@@ -79,9 +80,34 @@ class SyncResult:
 
 
 def _refuse_shared_folder(root) -> None:
-    if in_git_repository(root):
-        raise SyncError(f"the memory folder {root} is inside a git repository (a project's memory shared with its "
-                        "team: `rlm-mem share`); `rlm-mem sync` keeps your own memory, in a repository of its own")
+    """A project's memory kept in its repository (`.rlm-mem.json`'s memory_dir), or a folder that repository
+    tracks, is the team's: git already carries it, and `rlm-mem sync` keeps the person's own. A memory folder that
+    merely lies inside a work tree (a home folder kept in git for its dotfiles) is the person's."""
+    real = os.path.realpath(root)
+    found = find_git(real)
+    if found is None:
+        return
+    try:
+        shared = project_memory_dir(found[0], read_config(found[0]))
+    except ProjectConfigError:
+        shared = None
+    if (shared and os.path.commonpath([shared, real]) == shared) or tracks(found[0], real):
+        raise SyncError(f"the memory folder {root} is a project's memory shared through its git repository "
+                        f"({found[0]}: `rlm-mem share`); `rlm-mem sync` keeps your own memory, in a repository of "
+                        "its own")
+
+
+def _own_remote(root, url: str) -> str:
+    """The remote as git is to keep it: a path on this machine made absolute from where the person stands, and
+    never the memory folder itself or anything in it (its own sync repository)."""
+    path = local_path(url)
+    if path is None:
+        return url
+    real, mine = os.path.realpath(path), os.path.realpath(root)
+    if os.path.commonpath([real, mine]) == mine:
+        raise SyncError(f"the remote {path} is inside the memory folder {root} (its own sync repository, or one "
+                        "of its folders): give a repository elsewhere")
+    return url if "://" in url else path
 
 
 def sync(root, *, remote: str | None = None, background: bool = False, lock_timeout: float = 120) -> SyncResult:
@@ -90,7 +116,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
     root = os.fspath(root)
     _refuse_shared_folder(root)
     network_timeout()  # a bad RLM_MEM_SYNC_TIMEOUT says so before anything is done
-    url = check_url(remote) if remote is not None else None
+    url = _own_remote(root, check_url(remote)) if remote is not None else None
     repo = Repository(sync_status.repo_path(root), background=background, carried=carried, max_blob=MAX_FILE)
     if url is None and (not repo.exists() or not repo.remote_url()):
         raise SyncError("sync is not set up for this memory: run `rlm-mem sync --remote URL` once (a private "

@@ -83,6 +83,29 @@ def network_timeout() -> float:
     return value
 
 
+def local_path(url: str) -> str | None:
+    """The absolute path a remote given as a path on this machine names (`../memory.git`, `~/m.git`, `file://...`),
+    or None for a URL of another kind (https, ssh, `host:path`). Git would read a relative one from inside the
+    sync repository; the person meant it from where they stand."""
+    if "://" in url:
+        return urlsplit(url).path if url.startswith("file://") else None
+    head, colon, _ = url.partition(":")
+    if colon and "/" not in head:
+        return None  # scp-like: host:path
+    return os.path.abspath(os.path.expanduser(url))
+
+
+def tracks(work_tree: str, path: str) -> bool:
+    """Whether the git repository whose work tree is `work_tree` tracks any file at or below `path`."""
+    try:
+        done = subprocess.run(["git", "-C", work_tree, "ls-files", "-z", "--cached", "--", path],
+                              stdin=subprocess.DEVNULL, capture_output=True, timeout=LOCAL_TIMEOUT,
+                              env=_environment(False))
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and bool(done.stdout)
+
+
 def _environment(background: bool) -> dict:
     env = dict(os.environ)
     for name in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_NAMESPACE",
@@ -195,7 +218,7 @@ class Repository:
         done = subprocess.CompletedProcess(args, process.returncode, out, err)
         if check and done.returncode != 0:
             stderr = done.stderr.decode("utf-8", errors="replace")
-            raise GitFailed(f"{what or 'git ' + args[0]} failed: {last_line(stderr)}", stderr)
+            raise GitFailed(f"{what or 'git ' + args[0]} failed: {telling_line(stderr)}", stderr)
         return done
 
     # ------------------------------------------------------------ the repository
@@ -377,7 +400,7 @@ class Repository:
                         env=self.network_env())
         if done.returncode != 0:
             stderr = done.stderr.decode("utf-8", errors="replace")
-            raise GitFailed(f"cannot reach the remote: {last_line(stderr)}", stderr)
+            raise GitFailed(f"cannot reach the remote: {telling_line(stderr)}", stderr)
         head, refs = None, 0
         for line in done.stdout.decode("utf-8", errors="replace").splitlines():
             oid, _, name = line.partition("\t")
@@ -419,7 +442,7 @@ def _refusal(said: str) -> str:
             reason = reason or line[line.index("(") + 1:].rstrip(")")
         elif line.startswith("remote: ") and line[8:].strip():
             server = server or line[8:].strip()
-    found = "; ".join(p for p in (reason, server) if p) or last_line(said)
+    found = "; ".join(p for p in (reason, server) if p) or telling_line(said)
     return redact(found)[:200]
 
 
@@ -431,10 +454,11 @@ def _quoted(path: str) -> bytes:
     return b'"' + raw.replace(b"\\", b"\\\\").replace(b'"', b'\\"').replace(b"\n", b"\\n") + b'"'
 
 
-def last_line(stderr: str) -> str:
-    """git's most telling line: its last non-empty one, without the "fatal: " prefix, redacted and short."""
+def telling_line(stderr: str) -> str:
+    """git's most telling line: its first `fatal:` or `error:` line (git explains the failure there and adds
+    advice after it), else its last non-empty one; without the prefix, redacted and short."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    line = lines[-1] if lines else "no message"
+    line = next((x for x in lines if x.startswith(("fatal: ", "error: "))), lines[-1] if lines else "no message")
     for prefix in ("fatal: ", "error: ", "remote: "):
         if line.startswith(prefix):
             line = line[len(prefix):]
