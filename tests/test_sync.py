@@ -517,6 +517,21 @@ def test_user_scope_memories_never_enter_a_projects_shared_memory_folder(tmp_pat
     assert any("French" in json.loads(p.read_text())["content"] for p in machine.root.rglob("chunk-*.json"))
 
 
+def test_a_memory_moved_to_the_persons_own_store_keeps_only_links_it_can_follow(tmp_path, monkeypatch):
+    machine = Machine(tmp_path, "laptop")
+    project = tmp_path / "team-app"
+    git("init", "--quiet", "-b", "main", str(project))
+    (project / ".rlm-mem.json").write_text(json.dumps({"memory_dir": ".rlm-mem"}))
+    monkeypatch.chdir(project)
+    team = machine.remember("The team's API listens on port 8080")
+    mine = machine.remember("Use tabs in the Makefile")
+    machine.run("link", mine, team, "--type", "supports")
+    machine.run("scope", mine, "user")
+    assert mine in machine.memories() and team not in machine.memories()[mine][4]["supports"]
+    monkeypatch.chdir(tmp_path)
+    assert machine.run("doctor", ok=False).exit_code == 0  # no link to a memory the own store lacks
+
+
 # ------------------------------------------------------------------ the rules, one by one
 def _chunk(content, updated, **md):
     return {"id": "chunk-2026-11-20-0000abcd", "content": content, "tokens": 5, "type": "fact",

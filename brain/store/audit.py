@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from brain.store.validation import schema_errors
-from brain.util.files import append_json_line, append_line, atomic_write_text, read_bytes
+from brain.util.files import append_json_line, append_line, read_bytes, rewrite_log
 from brain.util.timestamps import utc_now
 
 log = logging.getLogger("rlm_mem.audit")
@@ -87,20 +87,24 @@ def audit_entry(line: str) -> dict | None:
 
 def forget_kept_versions(root: Path, chunk_id: str) -> int:
     """Remove the audit lines that keep a losing version of `chunk_id` (sync's `details.lost`: text of the
-    memory): it was deleted for good, and its text goes with it. Returns how many lines went."""
-    folder, removed = Path(root) / "audit", 0
+    memory): it was deleted for good, and its text goes with it. The caller holds the store lock (a line appended
+    meanwhile stays: files.rewrite_log). Returns how many lines went."""
+    folder, removed = Path(root) / "audit", [0]
+
+    def without(text: str):
+        if chunk_id not in text or '"lost"' not in text:
+            return None
+        lines = text.splitlines(keepends=True)
+        kept = [line for line in lines if kept_version_of(line) != chunk_id]
+        removed[0] += len(lines) - len(kept)
+        return "".join(kept) if len(kept) < len(lines) else None
+
     for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
         try:
-            text = read_bytes(path).decode("utf-8", errors="replace")
+            rewrite_log(path, without)
         except OSError:
-            continue
-        if chunk_id not in text or '"lost"' not in text:
-            continue
-        kept = [line for line in text.splitlines(keepends=True) if kept_version_of(line) != chunk_id]
-        if len(kept) < len(text.splitlines()):
-            removed += len(text.splitlines()) - len(kept)
-            atomic_write_text(path, "".join(kept))
-    return removed
+            continue  # a link or something that is not a file: `rlm-mem doctor` reports it
+    return removed[0]
 
 
 def kept_version_of(line: str) -> str | None:

@@ -325,8 +325,8 @@ class ChunkStore:
             finally:
                 conn.close()
             self.refresh_json_indexes(force=True)  # the JSON lock inside the store lock, as reindex takes them
-        for chunk_id in chunk_ids:
-            _drop_mentions(self.layout, chunk_id)
+            for chunk_id in chunk_ids:  # (rewrites of logs: under the lock, as every other rewrite)
+                _drop_mentions(self.layout, chunk_id)
 
     def restore_chunk(self, chunk_id: str, *, reason=None) -> Chunk:
         """Bring an archived chunk back (ChunkNotFound when there is none)."""
