@@ -188,6 +188,35 @@ def test_a_merge_never_writes_a_memory_deleted_for_good_meanwhile(two, remote):
     assert done.written == [] and doomed not in laptop.memories()
 
 
+def test_a_memory_gardening_archives_as_dormant_here_stays_live_elsewhere(two, remote):
+    """Access counts are each machine's own, so is gardening's judgement that a memory is dormant: that archive
+    does not travel; a forget does, and a memory changed elsewhere comes back here."""
+    laptop, desktop = two
+    store = ChunkStore(laptop.root, actor="laptop")
+    old = [c.id for c in store.create_many([{"content": f"The legacy billing cron number {i} runs on host b{i}",
+                                             "created": "2025-01-10T10:00:00Z"} for i in range(4)])]
+    laptop.sync("--remote", str(remote))
+    desktop.sync("--remote", str(remote))
+    assert "4 dormant memories archived" in laptop.run("garden", "--apply").stdout
+    laptop.sync()
+    desktop.sync()
+    assert all(desktop.memories()[i][0] == "live" for i in old)  # used on the desktop, maybe daily
+    assert all(laptop.memories()[i][0] == "archived" for i in old)
+    desktop.run("update", old[0], "--content", "The legacy billing cron number 0 now runs on host heron")
+    desktop.run("forget", old[1])
+    desktop.sync()
+    laptop.sync()
+    mine, theirs = laptop.memories(), desktop.memories()
+    assert mine[old[0]][:2] == ("live", "The legacy billing cron number 0 now runs on host heron")
+    assert mine[old[1]][0] == theirs[old[1]][0] == "archived"  # a forget travels
+    assert [mine[i][0] for i in old[2:]] == ["archived", "archived"] and [theirs[i][0] for i in old[2:]] == ["live"] * 2
+    head = git("--git-dir", str(remote), "rev-parse", "main")
+    laptop.sync(), desktop.sync()
+    assert git("--git-dir", str(remote), "rev-parse", "main") == head  # settled
+    for machine in two:
+        assert machine.run("doctor").exit_code == 0
+
+
 def test_a_secret_typed_on_one_machine_is_in_no_object_of_the_repository(two, remote, tmp_path):
     laptop, desktop = two
     token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"

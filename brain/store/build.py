@@ -15,13 +15,14 @@ from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, is_chunk_id, ne
 from brain.store.classify import detect_type
 from brain.util.errors import ChunkValidationError
 from brain.util.fasthash import sha1
-from brain.util.files import append_line, read_bytes
+from brain.util.files import append_line, atomic_write_text, read_bytes
 from brain.util.timestamps import epoch_seconds, normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
-TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks deleted with --permanent
+TOMBSTONES = "deleted-keys.txt"  # in state/: ids (and capture keys) of chunks deleted with --permanent
+DORMANT = "dormant-ids.txt"  # in state/: ids of chunks gardening archived as dormant here (see `dormant`)
 
 METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "arrived", "project",
                    "project_name", "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
@@ -174,6 +175,30 @@ def tombstones(state_dir) -> set:
         return tombstone_tokens(read_bytes(os.path.join(os.fspath(state_dir), TOMBSTONES)).decode("utf-8", "replace"))
     except OSError:
         return set()
+
+
+def dormant(state_dir) -> set:
+    """Ids of archived memories that gardening archived as dormant on this machine: how little they are used here,
+    which is this machine's own view (access counts do not travel), so sync carries them as live memories."""
+    try:
+        text = read_bytes(os.path.join(os.fspath(state_dir), DORMANT)).decode("utf-8", "replace")
+    except OSError:
+        return set()
+    return {t for t in text.split() if is_chunk_id(t)}
+
+
+def mark_dormant(state_dir, chunk_ids, archived_as_dormant: bool) -> None:
+    """Record that these memories were archived as dormant here, or (`archived_as_dormant` false: archived for
+    another reason, a forget, a consolidation, a sync) that they were not. The caller holds the store lock."""
+    chunk_ids = set(chunk_ids)
+    if archived_as_dormant:
+        if chunk_ids:
+            append_line(os.path.join(os.fspath(state_dir), DORMANT), "\n".join(sorted(chunk_ids)))
+        return
+    known = dormant(state_dir)
+    if known & chunk_ids:
+        atomic_write_text(os.path.join(os.fspath(state_dir), DORMANT),
+                          "".join(f"{t}\n" for t in sorted(known - chunk_ids)))
 
 
 def bury(state_dir, hash_: str) -> None:

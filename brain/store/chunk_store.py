@@ -22,8 +22,8 @@ from brain.cpython.fast import sqlite3
 from brain.index import access, json_indexes, search_index
 from brain.index.fingerprint import index_signature
 from brain.store.audit import audit, audit_many, forget_kept_versions
-from brain.store.build import (METADATA_FIELDS, build_chunk, bury, clean_tags, kept_content, same_key, stamp_arrival,
-                               tombstones)
+from brain.store.build import (METADATA_FIELDS, build_chunk, bury, clean_tags, kept_content, mark_dormant, same_key,
+                               stamp_arrival, tombstones)
 from brain.store.chunk import CHUNK_TYPES, LINK_TYPES, MANUAL_LINK_TYPES, Chunk, empty_links, new_chunk_id
 from brain.store.chunking import ChunkingEngine
 from brain.store.episodes import forget_episode
@@ -284,10 +284,12 @@ class ChunkStore:
         self.purge_derived(chunk_id)
         return True
 
-    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None) -> list:
+    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None, dormant: bool = False) -> list:
         """Soft-delete several live chunks in one write session (gardening archives hundreds at a time). `reason`:
         one for all or a dict of id -> reason (the audit line). `link` (type, target): added to each archived copy
-        first (consolidated_into its master). Returns the ids archived; ids that are not live chunks are skipped."""
+        first (consolidated_into its master). `dormant`: gardening archives them for being little used here (a
+        sync carries them as live: build.dormant). Returns the ids archived; ids that are not live chunks are
+        skipped."""
         moved = []
         with self._writing() as session:
             for chunk_id in chunk_ids:
@@ -309,6 +311,7 @@ class ChunkStore:
                 session.moved(chunk_id)
                 session.forget(chunk_id)
                 moved.append(chunk_id)
+            mark_dormant(self.layout.state_dir, moved, dormant)
         self._audit_saved("archive", moved, reason=reason)
         return moved
 

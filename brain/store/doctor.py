@@ -26,7 +26,7 @@ from pathlib import Path
 from brain.index import access, json_indexes, search_index
 from brain.index.json_indexes import JsonIndexes
 from brain.store.audit import audit, audit_entry
-from brain.store.build import TOMBSTONES, tombstone_token
+from brain.store.build import DORMANT, TOMBSTONES, tombstone_token
 from brain.store.chunk import is_chunk_id, month_of
 from brain.store.layout import READ_FLAGS
 from brain.store.validation import schema_errors
@@ -510,6 +510,9 @@ class _Inspection:
         rel = "/".join(inside)
         if rel == TOMBSTONES:
             self._check_lines(path, "state_file", self._tombstone_line)
+            return
+        if rel == DORMANT:
+            self._check_lines(path, "state_file", lambda line: all(is_chunk_id(t) for t in line.split()))
             return
         if any(Path(rel).match(pattern) for pattern in STATE_TEXT):
             self._check_text(path, "state_file")

@@ -11,7 +11,7 @@ The session's commit records the month folders it changed, so nothing is re-inde
 import os
 
 from brain.store.audit import audit, forget_kept_versions
-from brain.store.build import tombstone_tokens, tombstones
+from brain.store.build import mark_dormant, tombstone_tokens, tombstones
 from brain.store.episodes import forget_episode
 from brain.sync.git import blob_id
 from brain.sync.merge import without_links_to
@@ -107,6 +107,7 @@ def _put(session, store, cid: str, location: str, data: dict, here: bool) -> str
     session.write_archived(data)
     if live.is_file() and not live.is_symlink():
         os.unlink(live)
+    mark_dormant(store.layout.state_dir, [cid], False)  # archived elsewhere, for a reason that travels
     session.forget(cid)
     session.moved(cid)
     return None

@@ -288,7 +288,8 @@ def _changes(repo, root, first: dict, target: dict, local, new: dict) -> dict:
         if oid in present:
             changes[path] = oid
             continue
-        data, _ = read_canonical(local_file(root, path), kind_of(path), path)  # the stat cache's: read again
+        here = local.where.get(path) or local_file(root, path)
+        data, _ = read_canonical(here, kind_of(path), path)  # the stat cache's: read again
         if data is not None:
             changes[path] = data
         elif path in first:

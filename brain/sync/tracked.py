@@ -27,7 +27,7 @@ import time
 from brain.safety.redact import redact
 from brain.safety.triggers import may_hold_secret
 from brain.store.audit import audit_entry
-from brain.store.build import METADATA_FIELDS, TOMBSTONES, tombstone_tokens
+from brain.store.build import METADATA_FIELDS, TOMBSTONES, dormant, tombstone_tokens
 from brain.store.chunk import EXTRA_LINK_TYPES, LINK_TYPES, is_chunk_id, month_of
 from brain.store.validation import FILES_VERSION, schema_errors
 from brain.store.write_session import chunk_text
@@ -257,6 +257,7 @@ class Scan:
 
     def __init__(self, taken: int = 0):
         self.tree, self.fresh, self.held, self.files, self.taken = {}, {}, {}, {}, taken
+        self.where: dict = {}  # path -> the file here, where it is not local_file(root, path): a dormant memory
 
 
 def _entries(root):
@@ -296,10 +297,16 @@ def scan(root, previous: Scan | None = None) -> Scan:
     or the one saved in state/) are read."""
     previous = read_cache(root) if previous is None else previous
     out = Scan(now_ns())
+    resting = dormant(os.path.join(os.fspath(root), "state"))
     for path, local, st in _entries(root):
         kind = kind_of(path)
         if kind is None:
             continue
+        if kind == ARCHIVED and chunk_id_of(path) in resting:  # archived here as dormant: live everywhere else
+            path, kind = live_path(chunk_id_of(path)), CHUNK
+            if path in out.tree or path in out.held or os.path.lexists(local_file(root, path)):
+                continue  # (its live file too: that one is the memory)
+            out.where[path] = local
         seen = previous.files.get(path)
         if seen is not None and seen[0] == st.st_size and seen[1] == st.st_mtime_ns \
                 and st.st_mtime_ns < previous.taken - RACY_NS:
