@@ -422,7 +422,7 @@ class ChunkStore:
 
     def refresh_json_indexes(self, *, force: bool = False, min_age: float = 0.0, lock_timeout: float = 60) -> bool:
         """Bring seed 000's JSON index files up to date with the search index: the background pass (and what
-        reindex, `rlm-mem share sync` and a permanent delete do). Cheap when they are current (one meta read and
+        reindex, `rlm-mem share refresh` and a permanent delete do). Cheap when they are current (one meta read and
         four stats). `min_age`: leave files that are behind alone if they were written less than this many seconds
         ago (the worker coalesces passes). Returns True when the files were rewritten."""
         conn = search_index.connect(self.root, readonly=True)

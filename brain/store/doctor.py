@@ -331,7 +331,7 @@ class _Inspection:
     def check_json_indexes(self) -> None:
         if self.json_indexes_behind():
             self.report.notes.append("the JSON index files are behind the latest writes; the background pass "
-                                     "brings them current (`rlm-mem share sync` does it now)")
+                                     "brings them current (`rlm-mem share refresh` does it now)")
             return
         expected = self.expected_indexes()
         for name, text in expected.dumps().items():
