@@ -397,8 +397,12 @@ def test_kill_9_of_a_sync_at_random_points_then_a_new_sync_loses_nothing(two, re
     desktop.sync("--remote", str(remote))
     rng, made, killed, round_ = random.Random(37), [], 0, -1
     shared = laptop.remember("The nightly export writes to the reports bucket")
-    span = 1.2  # how long an uninterrupted sync took, the shortest seen: kill points fall inside it, however loaded
-    while killed < 8 and round_ < 40:  # the machine's load decides how long a sync takes, not how many die
+    # Kill points fall inside the sync on a fast, slow or loaded machine alike: the first round's sync runs whole
+    # and is timed here, and one kill point is drawn in each eighth of that span (in random order), so the kills
+    # spread from the start to the push. A sync that ends before its point times the span again (the shortest
+    # seen) and that eighth is drawn again.
+    span, spans, eighths = None, [], rng.sample(range(8), 8)
+    while killed < 8 and round_ < 30:
         round_ += 1
         for machine in two:
             made += [machine.remember(f"{machine.name} kill round {round_}: fact {i} about queue {rng.random()}")
@@ -407,19 +411,21 @@ def test_kill_9_of_a_sync_at_random_points_then_a_new_sync_loses_nothing(two, re
         if round_ % 3 == 0:
             desktop.run("forget", made[-1])
         machine = two[round_ % 2]
+        kill_at = None if span is None else span * (eighths[killed] + rng.random()) / 8
         started = time.monotonic()
         run = subprocess.Popen([*RLM_MEM, "sync"], env=machine.environ(), stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=False)
-        time.sleep(rng.uniform(0.0, span))
-        if run.poll() is None:
+                               stderr=subprocess.DEVNULL)
+        try:
+            assert run.wait(timeout=kill_at if kill_at is not None else 120) == 0
+            spans.append(round(time.monotonic() - started, 3))
+            span = min(span or spans[-1], spans[-1])
+        except subprocess.TimeoutExpired:
             os.kill(run.pid, signal.SIGKILL)
+            run.wait()
             killed += 1
-        else:
-            span = min(span, time.monotonic() - started)
-        run.wait()
         time.sleep(0.05)
         assert not processes_mentioning(machine.root / "sync")  # git died with the sync that started it
-    assert killed >= 8, f"{killed} of {round_ + 1} syncs killed"
+    assert killed >= 8, f"{killed} of {round_ + 1} syncs killed; uninterrupted ones took {spans} s"
     for machine in (laptop, desktop, laptop):
         machine.sync()
     a, b = laptop.memories(), desktop.memories()
