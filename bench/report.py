@@ -118,7 +118,7 @@ FIGURES = (
     Figure("reindex_s", "`rlm-mem reindex` of the whole store", "s", _dig("reindex", "median_s"),
            {10_000: 6.0, 100_000: 20.0}),
     Figure("reindex_rss", "peak RSS, `rlm-mem reindex`", "MB", _dig("reindex", "peak_rss_mb"), {None: 100}),
-    Figure("json_pass_s", "JSON index pass after a write (`share sync`)", "s", _dig("json_pass", "median_s")),
+    Figure("json_pass_s", "JSON index pass after a write (`share refresh`)", "s", _dig("json_pass", "median_s")),
     Figure("garden_s", "gardening run (`garden --apply`, 30 s budget)", "s", _dig("garden", "seconds"),
            {None: 60.0}),
     Figure("garden_done", "  what it did: masters / archived / paused", "",

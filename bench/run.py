@@ -421,12 +421,12 @@ def measure_cli(ws: Workspace, args_list, *, check=None) -> dict:
 
 def measure_json_pass(ws: Workspace, runs: int) -> dict:
     """The background pass that brings seed 000's JSON index files up to date, after one write each time
-    (`rlm-mem share sync` runs it at once; the worker coalesces it)."""
+    (`rlm-mem share refresh` runs it at once; the worker coalesces it)."""
     samples = []
     for i in range(runs):
         run_once(f"{RLM_MEM} remember {shlex.quote(f'JSON pass bench note {i} about the ledger.')}", env=ws.env,
                  cwd=ws.cwd)
-        samples.append(run_with_rss(f"{RLM_MEM} share sync", env=ws.env, cwd=ws.cwd))
+        samples.append(run_with_rss(f"{RLM_MEM} share refresh", env=ws.env, cwd=ws.cwd))
     out = summarize([s for s, _ in samples], quiet_stderr=False)
     out["peak_rss_mb"] = max((r for _, r in samples if r is not None), default=None)
     return out

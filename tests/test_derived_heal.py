@@ -124,9 +124,9 @@ def test_json_indexes_leave_the_write_path_and_the_pass_makes_them_equal_a_reind
     assert json_files(store) == fresh_json(store, tmp_path)
 
 
-def test_share_sync_forces_the_json_indexes_current(isolated_memory):
+def test_share_refresh_forces_the_json_indexes_current(isolated_memory):
     store = a_store(isolated_memory)
-    result = CliRunner().invoke(cli, ["share", "sync"])
+    result = CliRunner().invoke(cli, ["share", "refresh"])
     assert result.exit_code == 0, result.output
     state = json_indexes.read_state(store.index_dir)
     conn = search_index.connect(isolated_memory, readonly=True)

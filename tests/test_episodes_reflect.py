@@ -10,7 +10,7 @@ from brain.cli.main import cli
 from brain.garden.reflect import reflect, render, write_reflection
 from brain.index import access
 from brain.store.chunk_store import ChunkStore
-from brain.store.episodes import append_episode, episode_path, read_episodes
+from brain.store.episodes import append_episode, episode_path, forget_episode, read_episodes
 
 
 @pytest.fixture
@@ -120,3 +120,43 @@ def test_reflection_of_an_empty_store(tmp_path):
     assert report["memories"] == 0 and report["themes"] == []
     path = write_reflection(tmp_path / "none", report)
     assert "- none yet" in path.read_text()
+
+
+def test_a_log_rewritten_for_a_delete_keeps_what_is_appended_meanwhile(tmp_path):
+    """forget_episode and forget_kept_versions rewrite a log that others append to without a lock: a line or an
+    entry appended while the rewrite runs is kept."""
+    import threading
+    import time
+
+    from brain.store.audit import audit, forget_kept_versions, read_audit
+    from brain.util.files import store_lock
+
+    doomed, other = "chunk-2026-02-10-0000dead", "chunk-2026-02-10-0000beef"
+    stop, appended = threading.Event(), []
+
+    def appender():
+        while not stop.is_set():
+            n = len(appended)
+            audit(tmp_path, "update", other, reason=f"meanwhile {n}")
+            append_episode(tmp_path, "2026-02-10T14:05:00Z", f"Meanwhile {n}", summary="appended meanwhile")
+            appended.append(n)
+            time.sleep(0.001)  # a busy writer, not a flood: the logs stay small enough to rewrite quickly
+
+    thread = threading.Thread(target=appender)
+    thread.start()
+    try:
+        for _ in range(60):
+            audit(tmp_path, "sync", doomed, details={"lost": {"content": "old text"}})
+            append_episode(tmp_path, "2026-02-10T14:05:00Z", "About the doomed one", chunk_id=doomed)
+            with store_lock(tmp_path):
+                forget_kept_versions(tmp_path, doomed)
+                forget_episode(tmp_path, doomed)
+    finally:
+        stop.set()
+        thread.join()
+    reasons = {e["reason"] for e in read_audit(tmp_path, other)}
+    titles = {e["title"] for e in read_episodes(tmp_path)}
+    assert len(appended) > 60  # the two really ran together
+    assert {f"meanwhile {n}" for n in appended} <= reasons
+    assert {f"Meanwhile {n}" for n in appended} <= titles
+    assert not read_audit(tmp_path, doomed, "sync") and "About the doomed one" not in titles

@@ -1,4 +1,5 @@
 """Sharing a memory folder through git: two clones add memories, merge without conflicts, indexes catch up."""
+import json
 import os
 import shutil
 import sqlite3
@@ -117,5 +118,11 @@ def test_share_cli(tmp_path):
     again = runner.invoke(cli, ["share", "init", "--json"], env=env)
     assert again.exit_code == 0 and '"added"' in again.output and "index/" not in again.output.split('"added"')[1]
     ChunkStore(tmp_path / "memory").create_chunk("Shared memories are plain files.")
-    synced = runner.invoke(cli, ["share", "sync"], env=env)
+    synced = runner.invoke(cli, ["share", "refresh"], env=env)
     assert synced.exit_code == 0 and synced.output.strip() == "indexes are up to date"
+    # the command's first name still runs it, for scripts written with it, and is not listed
+    ChunkStore(tmp_path / "memory").create_chunk("Scripts may still call it by its first name.")
+    former = runner.invoke(cli, ["share", "sync", "--json"], env=env)
+    assert former.exit_code == 0 and json.loads(former.output)["indexed"] == 0, former.output
+    listed = runner.invoke(cli, ["share", "--help"], env=env).output
+    assert "refresh" in listed and " sync " not in listed

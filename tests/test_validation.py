@@ -43,3 +43,21 @@ def _random_place(value, rng):
         holder, key = value, rng.choice(keys)
         value = value[key]
     return holder, key
+
+
+# Each FILES_VERSION and the schemas of the memory files it stands for (digest of schemas/chunk and
+# schemas/audit_entry, parsed). A sync repository carries the version; an older rlm-mem refuses a newer one.
+FILES_VERSIONS = {1: "fcac4398afc94ee29cb9ab23608cec9357ba1226dbaa17c1ff69e3b86052cd96"}
+
+
+def test_the_files_version_is_raised_with_the_schemas_of_memory_files():
+    import hashlib
+    import json
+
+    from brain.store.validation import FILES_VERSION, load_schema
+
+    digest = hashlib.sha256(json.dumps([load_schema("chunk"), load_schema("audit_entry")],
+                                       sort_keys=True).encode()).hexdigest()
+    assert FILES_VERSIONS.get(FILES_VERSION) == digest, (
+        "schemas/chunk or schemas/audit_entry changed: raise FILES_VERSION in brain/store/validation.py (an "
+        f"older rlm-mem must not merge files it cannot read) and add {{{FILES_VERSION + 1}: {digest!r}}} here")

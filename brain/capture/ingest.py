@@ -41,7 +41,7 @@ from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
 from brain.store.lifecycle import find_duplicate, own_store_beside, reinforce, retract, supersede
 from brain.util.errors import RlmMemError, StoreBusy, StoreUnwritable
-from brain.util.files import append_line, ensure_dir, owner_lock, read_json, try_acquire
+from brain.util.files import append_line, ensure_dir, owner_lock, read_json, remove_if_present, try_acquire
 from brain.util.text import sentences
 from brain.util.timestamps import normalize_timestamp
 
@@ -488,7 +488,7 @@ def _capture_entry(store, queue_file: Path, entry: dict) -> CaptureReport:
         return report  # keep the queue entry: nothing was saved
     try:
         if transcript.stat().st_size == size_before and read_json(queue_file).get("enqueued") == entry.get("enqueued"):
-            _drop(queue_file)  # nothing arrived meanwhile
+            remove_if_present(queue_file)  # nothing arrived meanwhile
     except (OSError, ValueError):
         pass
     return report
@@ -496,7 +496,7 @@ def _capture_entry(store, queue_file: Path, entry: dict) -> CaptureReport:
 
 def _give_up(store, queue_file: Path, sid: str, transcript: Path, why: str) -> CaptureReport:
     """Drop a queue entry that failed, saying so once in state/capture-failures.log."""
-    _drop(queue_file)
+    remove_if_present(queue_file)
     line = f"{time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())} dropped {sid} ({transcript}): {why}"
     try:
         append_line(Path(store.root) / "state" / FAILURES_LOG, " ".join(line.split())[:1000])
@@ -538,10 +538,3 @@ def backfill(store, paths, *, since: float | None = None) -> list:
             continue  # captured to its end already
         reports.append(capture_transcript(store, path, final=True))
     return reports
-
-
-def _drop(path: Path) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass

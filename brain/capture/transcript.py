@@ -17,6 +17,7 @@ from bisect import bisect_left
 from dataclasses import dataclass, field, replace
 
 from brain.capture.settings.formats import format_of
+from brain.safety import private
 from brain.safety.redact import redact
 from brain.util.files import open_regular
 from brain.util.text import clip
@@ -106,8 +107,6 @@ class ParsedTranscript:
 
 _SYSTEM_REMINDER_OPEN = re.compile(r"<system-reminder\b[^>\n]*>?", re.IGNORECASE)
 _SYSTEM_REMINDER_CLOSE = re.compile(r"</system-reminder\s*>", re.IGNORECASE)
-_PRIVATE_OPEN = re.compile(r"<private\b[^>\n]*>?", re.IGNORECASE)  # even a tag left half-typed
-_PRIVATE_CLOSE = re.compile(r"</private\s*>", re.IGNORECASE)
 _FENCE_OPEN = re.compile(r"<rlm-mem-context([^>\n]*)>?", re.IGNORECASE)
 _FENCE_CLOSE = re.compile(r"</rlm-mem-context([^>\n]*)>?[^\n]*", re.IGNORECASE)  # to the end of the closing line
 # Slash-command wrappers and their output: the whole block goes; bash-input keeps the command, loses the tags.
@@ -125,7 +124,7 @@ _INTERRUPTED = re.compile(r"\[Request interrupted by user[^\]\n]*\]")
 _TRAILING_SPACE = re.compile(r"(?<![ \t])[ \t]+\n")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
 # Opening markers that must never survive cleaning, whatever the input looked like.
-_FORBIDDEN_OPEN = (_SYSTEM_REMINDER_OPEN, _PRIVATE_OPEN, _FENCE_OPEN)
+_FORBIDDEN_OPEN = (_SYSTEM_REMINDER_OPEN, private.OPEN, _FENCE_OPEN)
 
 
 def _remove_spans(text: str, open_re: re.Pattern, close_re: re.Pattern) -> str:
@@ -215,7 +214,7 @@ def clean_text(text: str) -> str:
         before = text
         text = _remove_spans(text, _SYSTEM_REMINDER_OPEN, _SYSTEM_REMINDER_CLOSE)
         text = _remove_fences(text)
-        text = _remove_spans(text, _PRIVATE_OPEN, _PRIVATE_CLOSE)
+        text = _remove_spans(text, private.OPEN, private.CLOSE)
         if "<" in text:
             text = _remove_wrappers(text)
         if "Caveat:" in text:

@@ -104,15 +104,19 @@ def share_init(env, as_json):
         return
     for name, lines in added.items():
         click.echo(f"{root / name}: " + (f"added {', '.join(lines)}" if lines else "up to date"))
-    click.echo("next: git add the memory folder and commit; after a pull run `rlm-mem share sync` "
+    click.echo("next: git add the memory folder and commit; after a pull run `rlm-mem share refresh` "
                "(any write does it too)")
 
-@share.command(name="sync")
+@share.command(name="refresh")
 @json_option
 @pass_env
-def share_sync(env, as_json):
+def share_refresh(env, as_json):
     """Bring the local indexes up to date after a pull or merge, seed 000's JSON index files included (cheap when
-    nothing changed)."""
+    nothing changed). (Not `rlm-mem sync`, which syncs your own memory with a remote.)
+
+    \b
+    Example: git pull && rlm-mem share refresh
+    """
     result = env.store.sync_derived()
     env.store.refresh_json_indexes()
     if as_json:
@@ -122,3 +126,8 @@ def share_sync(env, as_json):
                    f"(months {', '.join(result['months'])})")
     else:
         click.echo("indexes are up to date")
+
+
+# Its first name, kept for scripts written with it; not listed, so that a person reads one `sync`: `rlm-mem sync`.
+share.add_command(click.Command("sync", callback=share_refresh.callback, params=share_refresh.params, hidden=True,
+                                help="The former name of `rlm-mem share refresh`.\n\n\b\nExample: rlm-mem share sync"))

@@ -18,7 +18,8 @@ import os
 from brain.context.dependencies import ENV_PLUGIN_DATA
 
 
-def _in_project(project_root, config: dict):
+def project_memory_dir(project_root, config: dict):
+    """The memory folder a project keeps in its repository (`.rlm-mem.json`'s `memory_dir`), resolved, or None."""
     value = config.get("memory_dir")
     if project_root is None or not isinstance(value, str) or not value:
         return None
@@ -40,7 +41,7 @@ def memory_root(explicit=None, *, project_root=None, config=None, env=None) -> t
         return os.path.expanduser(os.fspath(explicit)), "given with --dir"
     if env.get("RLM_MEM_DIR"):
         return os.path.expanduser(env["RLM_MEM_DIR"]), "RLM_MEM_DIR is set"
-    in_project = _in_project(project_root, config or {})
+    in_project = project_memory_dir(project_root, config or {})
     if in_project:
         return in_project, f"the project at {project_root} keeps its memory in the repository (.rlm-mem.json)"
     for name in ("CLAUDE_PLUGIN_DATA", ENV_PLUGIN_DATA):

@@ -514,7 +514,8 @@ def _apply(store, plan: dict, deadline: float) -> dict:
         batch = plan["archive"][start:start + ARCHIVE_BATCH]
         reasons = {item["id"]: f"garden {run_id}: dormant (salience {item['score']}, idle {item['idle_days']} days)"
                    for item in batch}
-        archived = set(store.archive_many([item["id"] for item in batch], reason=reasons, prunable_only=True))
+        archived = set(store.archive_many([item["id"] for item in batch], reason=reasons, prunable_only=True,
+                                          dormant=True))
         for item in batch:
             if item["id"] in archived:
                 done["archived"].append(item["id"])

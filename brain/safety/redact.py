@@ -1,4 +1,5 @@
-"""Replace secret-shaped text with ``[REDACTED:<kind>]`` before it reaches memory.
+"""Replace secret-shaped text, and any ``<private>…</private>`` span, with ``[REDACTED:<kind>]`` before it reaches
+memory.
 
 ``find_secrets(text)`` returns ``(kind, start, end)`` spans; ``redact(text)`` replaces them.
 
@@ -17,7 +18,7 @@ Why it looks the way it does:
 
 import re
 
-from brain.safety import commands, formats, shapes, triggers
+from brain.safety import commands, formats, private, shapes, triggers
 from brain.safety.shapes import is_hex, is_placeholder, looks_like_password, looks_like_path, looks_random, starts_token
 from brain.safety.token_shape import alone_token_kind
 
@@ -25,7 +26,7 @@ MARKER_RE = re.compile(r"\[REDACTED:[a-z0-9_]{1,40}\]")
 
 # Earlier wins when spans of different kinds overlap (the union is redacted as one span).
 KINDS = (
-    "private_key", "aws_access_key", "aws_secret_key", "github_token", "gitlab_token", "anthropic_key",
+    "private", "private_key", "aws_access_key", "aws_secret_key", "github_token", "gitlab_token", "anthropic_key",
     "openai_key", "slack_token", "stripe_key", "google_api_key", "sendgrid_key", "npm_token", "pypi_token",
     "huggingface_token", "twilio_key", "shopify_token", "digitalocean_token", "mailgun_key", "telegram_token",
     "discord_token", "azure_secret", "service_token", "webhook", "jwt", "azure_sas", "url_signature",
@@ -80,6 +81,11 @@ def _shape_finder(kind, pattern, *, group=0, boundary=True, check=None, on_lower
 
 _PRIVATE_BEGIN = re.compile(r"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
 _PRIVATE_END = re.compile(r"-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+
+
+def _find_private_spans(text, lower):
+    for start, end in private.spans(text):
+        yield "private", start, end
 
 
 def _find_private_keys(text, lower):
@@ -520,6 +526,7 @@ _TYPED = ((((),),),)  # ... when a word mixes all four classes (triggers.has_typ
 # (in its lower-cased copy for lower-case triggers). Triggers live in brain/safety/triggers.py, which a writer
 # on a hook's path asks first (`may_hold_secret`) so that clean strings never load this module.
 _RULES = (
+    (_find_private_spans, (private.TRIGGER,), True),
     (_find_private_keys, ("PRIVATE KEY",), False),
     # Every token with a vendor prefix (AKIA…, ghp_…, sk-…, AIza…, npm_…, eyJ….eyJ….…): one table, one scan.
     (shapes.find_service_tokens, _LONG, False),
@@ -593,7 +600,8 @@ def find_secrets(text):
         return []
     spans.sort(key=lambda s: (s[1], -s[2]))
     if "[REDACTED:" in text:
-        # Before merging, so a quoted value that spans a marker cannot drag a real secret out with it.
+        # Before merging, so a quoted value that spans a marker cannot drag a real secret out with it. A private
+        # span goes whole, markers inside it included: the person said none of it is to be kept.
         spans = _drop_overlapping(spans, [m.span() for m in MARKER_RE.finditer(text)])
     return _merge(spans)
 
@@ -614,12 +622,13 @@ def _merge(spans):
 
 
 def _drop_overlapping(spans, markers):
-    """Leave existing markers alone: drop spans that overlap one (both sorted by start; one linear walk)."""
+    """Leave existing markers alone: drop spans that overlap one (both sorted by start; one linear walk), but a
+    private span."""
     kept, i = [], 0
     for span in spans:
         while i < len(markers) and markers[i][1] <= span[1]:
             i += 1
-        if i < len(markers) and markers[i][0] < span[2]:
+        if i < len(markers) and markers[i][0] < span[2] and span[0] != "private":
             continue
         kept.append(span)
     return kept

@@ -8,6 +8,7 @@ ids, timestamps and paths. tests/test_redact.py checks that every secret of the 
 from brain.safety.families import GLUED, TOKENS
 
 # Substrings looked for in the lower-cased text.
+PRIVATE_SPAN = ("<private",)  # brain/safety/private.TRIGGER
 PRIVATE_KEY = ("private key", "secret-key-", "private-lines:", "secret key", "-----end ")
 AWS_SECRET = ("secret_access", "secretaccess", "aws_secret", "awssecret", "secret access", "aws secret")
 AUTHORIZATION = ("authorization",)
@@ -58,7 +59,7 @@ TABLE_PREFIXES = frozenset(entry[0] for entry in TOKENS)
 _GLUED = frozenset(GLUED)
 _LONG_PREFIXES = tuple(p for p in TABLE_PREFIXES if len(p) >= 5 or p in _GLUED)
 _SHORT_PREFIXES = tuple(p for p in TABLE_PREFIXES if len(p) < 5 and p not in _GLUED) + DISCORD_STARTS
-LOWER = tuple(dict.fromkeys(PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + BASIC + COOKIE + SESSION
+LOWER = tuple(dict.fromkeys(PRIVATE_SPAN + PRIVATE_KEY + AWS_SECRET + AUTHORIZATION + BEARER + BASIC + COOKIE + SESSION
                             + ASSIGNMENT + PROSE + URL + CREDENTIAL_FILES + GENERIC_PREFIX))
 
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")

@@ -19,7 +19,7 @@ from brain.sync.engine import sync
 
 def bring_derived_current(store) -> None:
     """The background pass. Derived data only: a failure here loses nothing (the next pass, a writer, `rlm-mem
-    share sync` or `rlm-mem reindex` does it)."""
+    share refresh` or `rlm-mem reindex` does it)."""
     try:
         store.sync_derived()
     except Exception:  # noqa: BLE001 - a busy or unwritable store: the index stays as it is until then

@@ -10,7 +10,8 @@ import logging
 import os
 from pathlib import Path
 
-from brain.util.files import append_json_line, append_line, atomic_write_text, read_bytes
+from brain.store.validation import schema_errors
+from brain.util.files import append_json_line, append_line, read_bytes, rewrite_log
 from brain.util.timestamps import utc_now
 
 log = logging.getLogger("rlm_mem.audit")
@@ -75,29 +76,45 @@ def read_audit(root: Path, chunk_id: str | None = None, action: str | None = Non
     return out
 
 
-def forget_kept_versions(root: Path, chunk_id: str) -> int:
-    """Remove the audit lines that keep a losing version of `chunk_id` (sync's `details.lost`: text of the
-    memory): it was deleted for good, and its text goes with it. Returns how many lines went."""
-    folder, removed = Path(root) / "audit", 0
-    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
-        try:
-            text = read_bytes(path).decode("utf-8", errors="replace")
-        except OSError:
-            continue
-        if chunk_id not in text or '"lost"' not in text:
-            continue
-        kept = [line for line in text.splitlines(keepends=True) if not _keeps_version_of(line, chunk_id)]
-        if len(kept) < len(text.splitlines()):
-            removed += len(text.splitlines()) - len(kept)
-            atomic_write_text(path, "".join(kept))
-    return removed
-
-
-def _keeps_version_of(line: str, chunk_id: str) -> bool:
-    if chunk_id not in line or '"lost"' not in line:
-        return False
+def audit_entry(line: str) -> dict | None:
+    """The entry one line of an audit log holds, or None when it holds none (not JSON, or not the schema's)."""
     try:
         entry = json.loads(line)
     except ValueError:
-        return False
-    return isinstance(entry, dict) and entry.get("chunk_id") == chunk_id and "lost" in (entry.get("details") or {})
+        return None
+    return None if schema_errors("audit_entry", entry) else entry
+
+
+def forget_kept_versions(root: Path, chunk_id: str) -> int:
+    """Remove the audit lines that keep a losing version of `chunk_id` (sync's `details.lost`: text of the
+    memory): it was deleted for good, and its text goes with it. The caller holds the store lock (a line appended
+    meanwhile stays: files.rewrite_log). Returns how many lines went."""
+    folder, removed = Path(root) / "audit", [0]
+
+    def without(text: str):
+        if chunk_id not in text or '"lost"' not in text:
+            return None
+        lines = text.splitlines(keepends=True)
+        kept = [line for line in lines if kept_version_of(line) != chunk_id]
+        removed[0] += len(lines) - len(kept)
+        return "".join(kept) if len(kept) < len(lines) else None
+
+    for path in sorted(folder.glob("*.jsonl")) if folder.is_dir() else ():
+        try:
+            rewrite_log(path, without)
+        except OSError:
+            continue  # a link or something that is not a file: `rlm-mem doctor` reports it
+    return removed[0]
+
+
+def kept_version_of(line: str) -> str | None:
+    """The memory whose losing version an audit line keeps (sync's `details.lost`, text of the memory), or None."""
+    if '"lost"' not in line:
+        return None
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or "lost" not in (entry.get("details") or {}):
+        return None
+    return entry.get("chunk_id") if isinstance(entry.get("chunk_id"), str) else None

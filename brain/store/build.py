@@ -3,22 +3,26 @@
 Every string of a new chunk is redacted here, at any depth (content, title, tags, conversation id, metadata.extra,
 files, provenance...), before its type, size and id are worked out; the writer (brain/util/files.py) redacts again
 on the way to disk, so a chunk changed later (`revise_chunk`) is covered too. Ids come from `created` and, for
-captured and imported memories, a stable key (capturing the same thing twice gives the same id). Keys of chunks a
-person deleted for good are kept in state/ (tombstones) so that capturing the same transcript again does not
-bring them back.
+captured and imported memories, a stable key (capturing the same thing twice gives the same id). The ids of chunks a
+person deleted for good, and their keys, are kept in state/ (tombstones) so that neither capturing the same
+transcript again nor a sync from another machine brings them back.
 """
+import os
+
+from brain.safety import private
 from brain.safety.redact import redact, redact_value
-from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, new_chunk_id
+from brain.store.chunk import CHUNK_TYPES, SOURCES, empty_links, is_chunk_id, new_chunk_id
 from brain.store.classify import detect_type
 from brain.util.errors import ChunkValidationError
 from brain.util.fasthash import sha1
-from brain.util.files import append_line, read_bytes
+from brain.util.files import append_line, atomic_write_text, read_bytes
 from brain.util.timestamps import epoch_seconds, normalize_timestamp, utc_now
 from brain.util.tokens import estimate_tokens
 
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
-TOMBSTONES = "deleted-keys.txt"  # in state/: key hashes of captured chunks deleted with --permanent
+TOMBSTONES = "deleted-keys.txt"  # in state/: ids (and capture keys) of chunks deleted with --permanent
+DORMANT = "dormant-ids.txt"  # in state/: ids of chunks gardening archived as dormant here (see `dormant`)
 
 METADATA_FIELDS = ("confidence", "conversation_id", "source", "created", "updated", "arrived", "project",
                    "project_name", "kind", "role", "pinned", "status", "sensitivity", "category", "importance", "title",
@@ -37,6 +41,8 @@ def clean_tags(tags) -> list:
     for tag in tags:
         if not isinstance(tag, str):
             raise ChunkValidationError("tags must be strings, got a " + type(tag).__name__)
+        if not private.without(tag).strip():
+            continue  # all of it private: never kept, not even as a marker
         tag = " ".join(redact(tag).strip().lower().split())  # redacted first: some secrets are case-sensitive
         if not tag:
             continue
@@ -47,6 +53,16 @@ def clean_tags(tags) -> list:
     if len(out) > MAX_TAGS:
         raise ChunkValidationError(f"{len(out)} tags given; at most {MAX_TAGS} are allowed")
     return out
+
+
+def kept_content(content) -> str:
+    """The content to store, redacted (a `<private>` span becomes a marker); ChunkValidationError when nothing is
+    left to keep."""
+    if not isinstance(content, str) or not content.strip():
+        raise ChunkValidationError("content is empty; give the text to remember")
+    if not private.without(content).strip():
+        raise ChunkValidationError("content is empty outside its <private> spans (those are never stored)")
+    return redact(content.strip())
 
 
 def key_hash(key: str) -> str:
@@ -75,9 +91,7 @@ def build_chunk(content, *, chunk_type=None, conversation_id=None, tokens=None, 
                 source="interaction", created=None, links=None, metadata=None, key=None) -> dict:
     """The chunk dict for these arguments (create_chunk's), redacted and with its id; ChunkValidationError on bad
     input. Not yet validated against the schema (the caller does, before taking the store lock)."""
-    if not isinstance(content, str) or not content.strip():
-        raise ChunkValidationError("content is empty; give the text to remember")
-    content = redact(content.strip())
+    content = kept_content(content)
     if chunk_type is None:
         chunk_type = detect_type(content)
     if chunk_type not in CHUNK_TYPES:
@@ -144,12 +158,48 @@ def stamp_arrival(chunk: dict, now: str) -> dict:
     return chunk
 
 
+def tombstone_token(token: str) -> bool:
+    """An id of a memory deleted for good, or the capture key of one (what state/deleted-keys.txt holds)."""
+    return is_chunk_id(token) or (len(token) == 20 and token.startswith("key:")
+                                  and all(c in "0123456789abcdef" for c in token[4:]))
+
+
+def tombstone_tokens(text: str) -> set:
+    """The tokens of a tombstone file's text (anything else in it is left out)."""
+    return {t for t in text.split() if tombstone_token(t)}
+
+
 def tombstones(state_dir) -> set:
-    """Key hashes of captured chunks a person deleted for good."""
+    """Ids of memories a person deleted for good, and the capture keys of those that were captured (the one reader
+    of state/deleted-keys.txt: capture, sync and doctor read it through here)."""
     try:
-        return set(read_bytes(state_dir / TOMBSTONES).decode("utf-8", errors="replace").split())
+        return tombstone_tokens(read_bytes(os.path.join(os.fspath(state_dir), TOMBSTONES)).decode("utf-8", "replace"))
     except OSError:
         return set()
+
+
+def dormant(state_dir) -> set:
+    """Ids of archived memories that gardening archived as dormant on this machine: how little they are used here,
+    which is this machine's own view (access counts do not travel), so sync carries them as live memories."""
+    try:
+        text = read_bytes(os.path.join(os.fspath(state_dir), DORMANT)).decode("utf-8", "replace")
+    except OSError:
+        return set()
+    return {t for t in text.split() if is_chunk_id(t)}
+
+
+def mark_dormant(state_dir, chunk_ids, archived_as_dormant: bool) -> None:
+    """Record that these memories were archived as dormant here, or (`archived_as_dormant` false: archived for
+    another reason, a forget, a consolidation, a sync) that they were not. The caller holds the store lock."""
+    chunk_ids = set(chunk_ids)
+    if archived_as_dormant:
+        if chunk_ids:
+            append_line(os.path.join(os.fspath(state_dir), DORMANT), "\n".join(sorted(chunk_ids)))
+        return
+    known = dormant(state_dir)
+    if known & chunk_ids:
+        atomic_write_text(os.path.join(os.fspath(state_dir), DORMANT),
+                          "".join(f"{t}\n" for t in sorted(known - chunk_ids)))
 
 
 def bury(state_dir, hash_: str) -> None:

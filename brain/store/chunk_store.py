@@ -23,7 +23,8 @@ from brain.index import access, json_indexes, search_index
 from brain.index.fingerprint import index_signature
 from brain.safety.redact import redact
 from brain.store.audit import audit, audit_many, forget_kept_versions
-from brain.store.build import METADATA_FIELDS, build_chunk, bury, clean_tags, same_key, stamp_arrival, tombstones
+from brain.store.build import (METADATA_FIELDS, build_chunk, bury, clean_tags, kept_content, mark_dormant, same_key,
+                               stamp_arrival, tombstones)
 from brain.store.chunk import (
     CHUNK_TYPES,
     EXTRA_LINK_TYPES,
@@ -297,11 +298,13 @@ class ChunkStore:
         self.purge_derived(chunk_id)
         return True
 
-    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None, prunable_only: bool = False) -> list:
+    def archive_many(self, chunk_ids, *, reason=None, link: tuple | None = None, prunable_only: bool = False,
+                     dormant: bool = False) -> list:
         """Soft-delete several live chunks in one write session (gardening archives hundreds at a time). `reason`:
         one for all or a dict of id -> reason (the audit line). `link` (type, target): added to each archived copy
         first (consolidated_into its master). `prunable_only` (gardening): a chunk whose deletion policy is not
-        auto_prune is left where it is. Returns the ids archived; ids that are not live chunks are skipped."""
+        auto_prune is left where it is. `dormant`: gardening archives them for being little used here (a sync
+        carries them as live: build.dormant). Returns the ids archived; ids that are not live chunks are skipped."""
         moved = []
         with self._writing() as session:
             for chunk_id in chunk_ids:
@@ -325,6 +328,7 @@ class ChunkStore:
                 session.moved(chunk_id)
                 session.forget(chunk_id)
                 moved.append(chunk_id)
+            mark_dormant(self.layout.state_dir, moved, dormant)
         self._audit_saved("archive", moved, reason=reason)
         return moved
 
@@ -341,8 +345,8 @@ class ChunkStore:
             finally:
                 conn.close()
             self.refresh_json_indexes(force=True)  # the JSON lock inside the store lock, as reindex takes them
-        for chunk_id in chunk_ids:
-            _drop_mentions(self.layout, chunk_id)
+            for chunk_id in chunk_ids:  # (rewrites of logs: under the lock, as every other rewrite)
+                _drop_mentions(self.layout, chunk_id)
 
     def restore_chunk(self, chunk_id: str, *, reason=None) -> Chunk:
         """Bring an archived chunk back (ChunkNotFound when there is none)."""
@@ -446,7 +450,7 @@ class ChunkStore:
 
     def refresh_json_indexes(self, *, force: bool = False, min_age: float = 0.0, lock_timeout: float = 60) -> bool:
         """Bring seed 000's JSON index files up to date with the search index: the background pass (and what
-        reindex, `rlm-mem share sync` and a permanent delete do). Cheap when they are current (one meta read and
+        reindex, `rlm-mem share refresh` and a permanent delete do). Cheap when they are current (one meta read and
         four stats). `min_age`: leave files that are behind alone if they were written less than this many seconds
         ago (the worker coalesces passes). Returns True when the files were rewritten."""
         conn = search_index.connect(self.root, readonly=True)
@@ -702,9 +706,7 @@ def _apply_changes(data: dict, changes: dict, max_tokens: int) -> None:
     md = dict(data["metadata"])
     for name, value in changes.items():
         if name == "content":
-            if not isinstance(value, str) or not value.strip():
-                raise ChunkValidationError("content is empty")
-            data["content"] = redact(value.strip())
+            data["content"] = kept_content(value)
             data["tokens"] = estimate_tokens(data["content"])
             if data["tokens"] > max_tokens:
                 raise ChunkValidationError(f"new content is {data['tokens']} tokens; a chunk holds at most {max_tokens}")

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from brain.index import access, json_indexes, search_index
 from brain.index.json_indexes import JsonIndexes
-from brain.store.audit import audit
+from brain.store.audit import audit, audit_entry
+from brain.store.build import DORMANT, TOMBSTONES, tombstone_token
 from brain.store.chunk import is_chunk_id, month_of
 from brain.store.layout import READ_FLAGS
 from brain.store.validation import schema_errors
@@ -38,7 +39,6 @@ STATE_FILES = {"hud.json": "object", "garden.json": "object", "core.json": "obje
                "queue/*.json": ("transcript_path",), "captured/*.json": ("offset",), "brief/*.json": "object",
                "sync.json": "object"}
 STATE_TEXT = ("capture-failures.log", "*.lock", ".*.lock", "sync-files.txt")  # free text or empty
-TOMBSTONES = "deleted-keys.txt"
 TEMP_GRACE_SECONDS = 60  # a younger temp file may belong to a write in progress
 SHOWN_IDS = 5  # ids listed in one message; the rest are counted
 
@@ -331,7 +331,7 @@ class _Inspection:
     def check_json_indexes(self) -> None:
         if self.json_indexes_behind():
             self.report.notes.append("the JSON index files are behind the latest writes; the background pass "
-                                     "brings them current (`rlm-mem share sync` does it now)")
+                                     "brings them current (`rlm-mem share refresh` does it now)")
             return
         expected = self.expected_indexes()
         for name, text in expected.dumps().items():
@@ -487,17 +487,12 @@ class _Inspection:
 
     @staticmethod
     def _audit_line(line: str) -> bool:
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            return False
-        return not schema_errors("audit_entry", entry)
+        return audit_entry(line) is not None
 
     @staticmethod
     def _tombstone_line(line: str) -> bool:
         """Ids deleted for good, and the capture keys of those that were captured."""
-        return all(is_chunk_id(t) or (len(t) == 20 and t.startswith("key:")
-                                      and all(c in "0123456789abcdef" for c in t[4:])) for t in line.split())
+        return all(tombstone_token(t) for t in line.split())
 
     def _check_lines(self, path: Path, code: str, good) -> None:
         """A line-per-record file: repair keeps the readable lines and sets the original aside."""
@@ -515,6 +510,9 @@ class _Inspection:
         rel = "/".join(inside)
         if rel == TOMBSTONES:
             self._check_lines(path, "state_file", self._tombstone_line)
+            return
+        if rel == DORMANT:
+            self._check_lines(path, "state_file", lambda line: all(is_chunk_id(t) for t in line.split()))
             return
         if any(Path(rel).match(pattern) for pattern in STATE_TEXT):
             self._check_text(path, "state_file")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from brain.safety.redact import redact
 from brain.store.chunk import is_chunk_id, month_of
-from brain.util.files import append_text, atomic_write_text, read_bytes
+from brain.util.files import append_text, read_text, rewrite_log
 from brain.util.text import clip
 from brain.util.timestamps import normalize_timestamp
 
@@ -39,13 +39,6 @@ def episode_path(root, day: str) -> Path:
     return Path(root) / EPISODES_DIR / f"{day}.md"
 
 
-def _read(path: Path) -> str:
-    try:
-        return read_bytes(path).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
 def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary=None) -> Path | None:  # noqa: A002
     """Append one entry to the day of `when` (ISO time or datetime, UTC). Returns the file, or None when the
     entry for this chunk is already there (capturing a session twice logs it once)."""
@@ -54,7 +47,7 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
     path = episode_path(root, day)
     if chunk_id and not is_chunk_id(chunk_id):
         raise ValueError("invalid chunk id (expected chunk-YYYY-MM-DD-<8 hex digits>)")
-    if chunk_id and f"[{chunk_id}]" in _read(path):
+    if chunk_id and f"[{chunk_id}]" in read_text(path):
         return None
     lines = ["", f"## {stamp[11:16]} - {_one_line(title, _TITLE_MAX) or 'Untitled'}"]
     if type:
@@ -72,18 +65,22 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
 
 def forget_episode(root, chunk_id: str) -> int:
     """Remove the entries about `chunk_id` (it was deleted for good: its summary must not outlive it); the day's
-    file is rewritten atomically. Returns how many entries were removed."""
+    file is rewritten atomically, the caller holding the store lock (an entry appended meanwhile stays:
+    files.rewrite_log). Returns how many entries were removed."""
     folder = Path(root) / EPISODES_DIR
-    removed = 0
-    for path in sorted(folder.glob("????-??-??.md")) if folder.is_dir() else ():
-        text = read_bytes(path).decode("utf-8", errors="replace")
+    removed = [0]
+
+    def without(text: str):
         if f"[{chunk_id}]" not in text:
-            continue
+            return None
         blocks = text.split("\n\n")  # the day's heading, then one block per entry
         kept = [b for b in blocks if f"[{chunk_id}]" not in b]
-        removed += len(blocks) - len(kept)
-        atomic_write_text(path, "\n\n".join(kept).rstrip("\n") + "\n")
-    return removed
+        removed[0] += len(blocks) - len(kept)
+        return "\n\n".join(kept).rstrip("\n") + "\n"
+
+    for path in sorted(folder.glob("????-??-??.md")) if folder.is_dir() else ():
+        rewrite_log(path, without)
+    return removed[0]
 
 
 def read_episodes(root, since: str | None = None) -> list:
@@ -96,7 +93,7 @@ def read_episodes(root, since: str | None = None) -> list:
             continue
         entry = None
         try:
-            text = _read(path)
+            text = read_text(path)
         except OSError:
             continue  # a link or something that is not a file: `rlm-mem doctor` reports it
         for line in text.splitlines():

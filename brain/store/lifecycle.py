@@ -214,8 +214,9 @@ def own_store_beside(store) -> ChunkStore | None:
 
 
 def move_to_own(store, chunk_id: str) -> ChunkStore | None:
-    """Move a memory out of a project's shared folder into the person's own store (same id, same history); the
-    shared folder deletes it for good. Returns the own store, or None when `store` is not a shared folder."""
+    """Move a memory out of a project's shared folder into the person's own store (same id, same history, the links
+    the own store can follow); the shared folder deletes it for good. Returns the own store, or None when `store`
+    is not a shared folder."""
     own = own_store_beside(store)
     if own is None:
         return None
@@ -224,6 +225,8 @@ def move_to_own(store, chunk_id: str) -> ChunkStore | None:
         return None
     archived = store.layout.is_archived(chunk_id)
     with writing(own.layout, lock_timeout=own.lock_timeout) as session:
+        # its links to the project's memories would point at nothing there: only those the own store holds stay
+        data["links"] = {kind: [t for t in targets if session.taken(t)] for kind, targets in data["links"].items()}
         session.write_archived(data) if archived else session.write(data)
     audit(own.root, "create", chunk_id, actor=store.actor, reason="moved from a project's shared memory: it is "
           "about you (scope user)")

@@ -17,6 +17,11 @@ from brain.util.errors import ChunkValidationError
 log = logging.getLogger("rlm_mem")
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
+# The version of the files a person's memory is made of (schemas/chunk and schemas/audit_entry): raised with every
+# change that lets rlm-mem write a file an earlier release would reject (a new field, a new value). A sync
+# repository says the highest version written into it, so that an older rlm-mem refuses to merge what it cannot
+# read (brain/sync). tests/test_validation.py holds each version to its schemas.
+FILES_VERSION = 1
 _DRAFT_7 = "http://json-schema.org/draft-07/schema#"
 
 

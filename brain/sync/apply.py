@@ -5,17 +5,19 @@ memory that came or changed is written (redacted again on the way, as every writ
 session, one that was archived or restored is moved, one deleted for good is removed with the links to it, its
 episode entry and any kept losing version; a log gets the lines or entries it lacks appended (never rewritten:
 a line appended meanwhile is never lost). This machine's access counts of a memory stay its own. A memory whose
-local file is held back (not rlm-mem's writing) is left alone and reported. The session's commit records the
-month folders it changed, so nothing is re-indexed again afterwards.
+local file is held back (not rlm-mem's writing), or which the merge could not read, is left alone and reported.
+The session's commit records the month folders it changed, so nothing is re-indexed again afterwards.
 """
 import os
 
 from brain.store.audit import audit, forget_kept_versions
+from brain.store.build import mark_dormant, tombstone_tokens, tombstones
 from brain.store.episodes import forget_episode
 from brain.sync.git import blob_id
-from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, archive_path, chunk_bytes, chunk_id_of,
-                                entries, kind_of, live_path, local_file, read_chunk)
-from brain.util.files import append_line, append_text, read_bytes
+from brain.sync.merge import without_links_to
+from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, MAX_FILE, archive_path, chunk_bytes,
+                                chunk_id_of, entries, good_entry, good_line, kind_of, live_path, local_file, read_chunk)
+from brain.util.files import append_line, append_text, read_text
 
 
 class Applied:
@@ -45,9 +47,10 @@ def apply(session, store, merged, local, blobs) -> Applied:
     """Make the files under `store` what `merged` says, given `local` (the scan the merge was made against) and
     `blobs(ids)` to read the repository's. Runs inside `session` (brain/store/write_session.writing)."""
     done = Applied()
-    held = {chunk_id_of(p) for p in local.held if kind_of(p) in (CHUNK, ARCHIVED)}
+    held = {chunk_id_of(p) for p in (*local.held, *merged.rejected) if kind_of(p) in (CHUNK, ARCHIVED)}
+    buried = merged.tombstones | tombstones(store.layout.state_dir)  # (read under the lock: a delete meanwhile)
     want, have = _by_id(merged.tree), _by_id(local.tree)
-    todo = [cid for cid, target in want.items() if have.get(cid) != target and cid not in held]
+    todo = [cid for cid, target in want.items() if have.get(cid) != target and cid not in held and cid not in buried]
     needed = [want[cid][1] for cid in todo if cid not in merged.chunks]
     needed += [oid for path, oid in merged.tree.items() if kind_of(path) in (AUDIT, EPISODE, BURIED)
                and local.tree.get(path) != oid and oid not in merged.new]
@@ -62,7 +65,7 @@ def apply(session, store, merged, local, blobs) -> Applied:
             if data is None:
                 done.skipped[live_path(cid) if location == CHUNK else archive_path(cid)] = why
                 continue
-        oid = _put(session, store, cid, location, data, cid in have)
+        oid = _put(session, store, cid, location, without_links_to(data, buried), cid in have)
         done.written.append(cid)
         if oid is not None:
             done.live[live_path(cid)] = oid
@@ -104,6 +107,7 @@ def _put(session, store, cid: str, location: str, data: dict, here: bool) -> str
     session.write_archived(data)
     if live.is_file() and not live.is_symlink():
         os.unlink(live)
+    mark_dormant(store.layout.state_dir, [cid], False)  # archived elsewhere, for a reason that travels
     session.forget(cid)
     session.moved(cid)
     return None
@@ -120,15 +124,9 @@ def _remove(session, store, cid: str) -> None:
     session.forget(cid)
 
 
-def _read_text(path: str) -> str:
-    try:
-        return read_bytes(path).decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        return ""
-
-
 def _extend_logs(root, merged, local, content: dict, done: Applied) -> set:
-    """Append to each log what the merged one holds and the local one lacks. Returns the tombstones added."""
+    """Append to each log what the merged one holds and the local one lacks, each line or entry checked as a local
+    one is (one a sync brought is no exception). Returns the tombstones added."""
     added = set()
     for path, oid in sorted(merged.tree.items()):
         kind = kind_of(path)
@@ -136,28 +134,37 @@ def _extend_logs(root, merged, local, content: dict, done: Applied) -> set:
             continue
         target = content.get(oid, b"").decode("utf-8", errors="replace")
         file = local_file(root, path)
-        mine = _read_text(file)
+        try:
+            mine = read_text(file, MAX_FILE)
+        except OSError as exc:  # too big (then held back from sync too), or not a file
+            done.skipped[path] = f"cannot be read ({exc.strerror or exc})"
+            continue
         lead = "\n" if mine and not mine.endswith("\n") else ""  # a torn last line stays a line of its own
         if kind == EPISODE:
             have = set(entries(mine))
             parts = entries(target)
-            if not mine:
-                if parts:
-                    append_text(file, "".join(f"\n{b}\n" for b in parts[1:]), create_with=parts[0] + "\n")
-                    done.logs.append(path)
-                continue
-            missing = [b for b in parts[1:] if b not in have]
-            if missing:
-                append_text(file, lead + "".join(f"\n{b}\n" for b in missing))
-                done.logs.append(path)
+            head = parts[0] if parts and parts[0].startswith("# ") else None
+            missing = [b for b in parts if b != head and b not in have and good_entry(b)]
+            text = (lead if mine else "") + "".join(f"\n{b}\n" for b in missing)
+        elif kind == BURIED:
+            missing = sorted(tombstone_tokens(target) - set(mine.split()))
+            text = lead + "\n".join(missing) + "\n"
+        else:
+            have = set(mine.splitlines())
+            missing = [line for line in dict.fromkeys(target.splitlines()) if line not in have and good_line(line)]
+            text = lead + "\n".join(missing) + "\n"
+        if not missing or (kind == EPISODE and not mine and head is None):
             continue
-        have = set(mine.split()) if kind == BURIED else set(mine.splitlines())
-        lines = target.split() if kind == BURIED else target.splitlines()
-        missing = [line for line in dict.fromkeys(lines) if line.strip() and line not in have]
-        if missing:
-            append_line(file, lead + "\n".join(missing))
-            done.logs.append(path)
-            if kind == BURIED:
-                added |= set(missing)
+        if len(mine.encode("utf-8")) + len(text.encode("utf-8")) > MAX_FILE:
+            done.skipped[path] = f"would grow past the {MAX_FILE:,} bytes a sync reads: what came is not appended"
+            continue
+        if kind == EPISODE and not mine:
+            append_text(file, text, create_with=head + "\n")
+        elif kind == EPISODE:
+            append_text(file, text)
+        else:
+            append_line(file, text)
+        done.logs.append(path)
+        if kind == BURIED:
+            added |= set(missing)
     return added
-

@@ -17,17 +17,21 @@ import shutil
 import socket
 import time
 
-from brain.index.access import in_git_repository
-from brain.store.build import TOMBSTONES
+from brain.context.location import project_memory_dir
+from brain.context.project import ProjectConfigError, find_git, read_config
+from brain.store.build import tombstones
 from brain.store.chunk_store import ChunkStore
+from brain.store.validation import FILES_VERSION
 from brain.store.write_session import writing
 from brain.sync import status as sync_status
 from brain.sync.apply import apply
-from brain.sync.git import BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url
+from brain.sync.git import (BRANCH, REMOTE_REF, GitFailed, Repository, SyncError, blob_id, check_url, local_path,
+                            network_timeout, tracks)
 from brain.sync.merge import Merged, merge
-from brain.sync.tracked import (ARCHIVED, CHUNK, MARKER, MARKER_BYTES, RACY_NS, TOMBSTONE_PATH, Scan, chunk_id_of,
-                                kind_of, local_file, now_ns, read_canonical, save_cache, scan, tombstone_token)
-from brain.util.files import ensure_dir, owner_lock, read_bytes, store_lock, try_acquire
+from brain.sync.tracked import (ARCHIVED, BEHIND, CHUNK, EPISODE, MARKER, MARKER_BYTES, MAX_FILE, RACY_NS,
+                                SYNC_VERSION, TOMBSTONE_PATH, UNREADABLE, Scan, carried, chunk_id_of, kind_of,
+                                local_file, marker_versions, now_ns, read_canonical, read_chunk, save_cache, scan)
+from brain.util.files import ensure_dir, owner_lock, remove_if_present, store_lock, try_acquire
 from brain.util.timestamps import utc_now
 
 HEAD = f"refs/heads/{BRANCH}"
@@ -42,6 +46,10 @@ class SyncBusy(SyncError):
     pass
 
 
+class NewerRemote(SyncError):
+    pass
+
+
 class SyncResult:
     """What one sync did: files sent, memories received (written, deleted), log files extended, conflicts decided
     by the rules, files held back (path -> why), the commit both sides now have, and how long it took."""
@@ -50,6 +58,8 @@ class SyncResult:
         self.remote, self.sent, self.received, self.deleted, self.logs = remote, 0, 0, 0, 0
         self.conflicts, self.held, self.commit, self.seconds, self.set_up = 0, {}, None, 0.0, False
         self.scan = None  # the last scan whose files are all committed (saved as the next sync's stat cache)
+        self.behind: dict = {}  # path -> blob id of a memory file here kept behind the repository's version
+        self.kept: dict = {}  # the last commit's paths kept from the tree: path -> (why, blob id of the file here)
 
     def to_dict(self) -> dict:
         return {"remote": self.remote, "sent": self.sent, "received": self.received, "deleted": self.deleted,
@@ -64,14 +74,40 @@ class SyncResult:
             parts.append(f"{self.conflicts} memory(ies) changed on both sides (the later change kept; the other in "
                          "the audit log)")
         if self.held:
-            parts.append(f"held back {len(self.held)} file(s) rlm-mem did not write ({', '.join(sorted(self.held)[:3])})")
+            shown = ", ".join(sorted(self.held)[:3]) + (" ..." if len(self.held) > 3 else "")
+            parts.append(f"held back {len(self.held)} file(s) ({shown}; `rlm-mem sync --status` says why)")
         return f"synced with {self.remote}: " + ", ".join(parts)
 
 
 def _refuse_shared_folder(root) -> None:
-    if in_git_repository(root):
-        raise SyncError(f"the memory folder {root} is inside a git repository (a project's memory shared with its "
-                        "team: `rlm-mem share`); `rlm-mem sync` keeps your own memory, in a repository of its own")
+    """A project's memory kept in its repository (`.rlm-mem.json`'s memory_dir), or a folder that repository
+    tracks, is the team's: git already carries it, and `rlm-mem sync` keeps the person's own. A memory folder that
+    merely lies inside a work tree (a home folder kept in git for its dotfiles) is the person's."""
+    real = os.path.realpath(root)
+    found = find_git(real)
+    if found is None:
+        return
+    try:
+        shared = project_memory_dir(found[0], read_config(found[0]))
+    except ProjectConfigError:
+        shared = None
+    if (shared and os.path.commonpath([shared, real]) == shared) or tracks(found[0], real):
+        raise SyncError(f"the memory folder {root} is a project's memory shared through its git repository "
+                        f"({found[0]}: `rlm-mem share`); `rlm-mem sync` keeps your own memory, in a repository of "
+                        "its own")
+
+
+def _own_remote(root, url: str) -> str:
+    """The remote as git is to keep it: a path on this machine made absolute from where the person stands, and
+    never the memory folder itself or anything in it (its own sync repository)."""
+    path = local_path(url)
+    if path is None:
+        return url
+    real, mine = os.path.realpath(path), os.path.realpath(root)
+    if os.path.commonpath([real, mine]) == mine:
+        raise SyncError(f"the remote {path} is inside the memory folder {root} (its own sync repository, or one "
+                        "of its folders): give a repository elsewhere")
+    return url if "://" in url else path
 
 
 def sync(root, *, remote: str | None = None, background: bool = False, lock_timeout: float = 120) -> SyncResult:
@@ -79,8 +115,9 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
     started = time.monotonic()
     root = os.fspath(root)
     _refuse_shared_folder(root)
-    url = check_url(remote) if remote is not None else None
-    repo = Repository(sync_status.repo_path(root), background=background)
+    network_timeout()  # a bad RLM_MEM_SYNC_TIMEOUT says so before anything is done
+    url = _own_remote(root, check_url(remote)) if remote is not None else None
+    repo = Repository(sync_status.repo_path(root), background=background, carried=carried, max_blob=MAX_FILE)
     if url is None and (not repo.exists() or not repo.remote_url()):
         raise SyncError("sync is not set up for this memory: run `rlm-mem sync --remote URL` once (a private "
                         "repository of yours, or a bare one on your own server)")
@@ -92,15 +129,17 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
         created = not repo.exists()
         if created:
             repo.init()
-        repo.remove_stale_locks()
+        repo.remove_leftovers()
         previous, before = sync_status.read_status(root), repo.remote_url()
         if url is not None:
             repo.set_remote(url)
         url = repo.remote_url()
         known = bool(previous.get("synced")) and previous.get("remote") == url
         status = {"remote": url, "attempted": utc_now(), "attempted_at": time.time(),
-                  "synced": previous.get("synced") if previous.get("remote") == url else None}
+                  "synced": previous.get("synced") if previous.get("remote") == url else None,
+                  "behind": _behind(previous) if previous.get("remote") == url else {}}
         result = SyncResult(url)
+        result.behind = dict(status["behind"])
         result.set_up = created or url != previous.get("remote")
         try:
             try:
@@ -113,7 +152,7 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
                 repo.set_remote(before) if before else repo.unset_remote()
                 if created:
                     shutil.rmtree(repo.path, ignore_errors=True)
-                    _remove_quietly(os.path.join(root, "state", sync_status.FILES_CACHE))
+                    remove_if_present(os.path.join(root, "state", sync_status.FILES_CACHE))
                 raise
             _record_failure(root, status, result, exc)
             raise
@@ -124,13 +163,23 @@ def sync(root, *, remote: str | None = None, background: bool = False, lock_time
         except Exception as exc:  # a busy or unwritable store, offline...: recorded for the LiveHud and doctor
             _record_failure(root, status, result, exc)
             raise
+        repo.housekeeping()
         result.seconds = time.monotonic() - started
         status.update(error=None, synced=utc_now(), synced_at=time.time(), commit=result.commit,
-                      held=sorted(result.held)[:20])
+                      held=sorted(result.held)[:20], behind={p: blob for p, (_, blob) in result.kept.items() if blob})
         sync_status.write_status(root, status)
         return result
     finally:
         lock.release()
+
+
+def _behind(status: dict) -> dict:
+    """The memory files here that the last sync left behind the repository's version (path -> their blob id)."""
+    value = status.get("behind")
+    if not isinstance(value, dict):
+        return {}
+    return {p: b for p, b in value.items()
+            if isinstance(p, str) and isinstance(b, str) and kind_of(p) in (CHUNK, ARCHIVED)}
 
 
 def _record_failure(root, status: dict, result: SyncResult, error: Exception) -> None:
@@ -172,36 +221,51 @@ def _run(store, repo, result: SyncResult, *, known: bool) -> None:
 
 
 def _check_marker(repo, tree: dict) -> None:
-    if tree.get(MARKER) != blob_id(MARKER_BYTES):
+    """The remote is rlm-mem's, and written by no newer rlm-mem than this one (whose files this one could not
+    read: merging them would rewrite what it cannot read)."""
+    oid = tree.get(MARKER)
+    if oid == blob_id(MARKER_BYTES):
+        return
+    said = marker_versions(repo.blobs([oid]).get(oid, b"")) if oid else None
+    if said is None:
         raise NotRlmMemRemote(f"{repo.remote_url()} holds something other than rlm-mem memory (its `{BRANCH}` "
                               f"branch has no {MARKER}); give an empty repository of your own (nothing was changed "
                               "here)")
+    if said[0] > SYNC_VERSION or said[1] > FILES_VERSION:
+        raise NewerRemote(f"{repo.remote_url()} was last synced by a newer rlm-mem (sync layout {said[0]}, memory "
+                          f"files {said[1]}; this one reads up to {SYNC_VERSION} and {FILES_VERSION}): update "
+                          "rlm-mem on this machine, then sync again (nothing was changed here)")
 
 
-def _local_tombstones(root) -> set:
-    try:
-        text = read_bytes(os.path.join(os.fspath(root), "state", TOMBSTONES)).decode("utf-8", errors="replace")
-    except OSError:
-        return set()
-    return {t for t in text.split() if tombstone_token(t)}
-
-
-def compose(root, tree: dict, local) -> dict:
-    """The tree to commit: `tree` with the files here as they are. A memory missing here stays in it (a file lost
-    is brought back by the next merge) unless it was deleted for good or moved (archived, restored); a log
-    missing here stays too. A file held back keeps the version `tree` has."""
+def compose(root, tree: dict, local, blobs, behind: dict) -> tuple:
+    """(the tree to commit: `tree` with the files here as they are; the paths kept as `tree` has them: path -> (why,
+    blob id of the file here)). A memory missing here stays in it (a file lost is brought back by the next merge)
+    unless it was deleted for good or moved (archived, restored); a log missing here stays too. A file held back
+    keeps the version `tree` has, and so does a memory whose version in `tree` this rlm-mem cannot read (one a newer
+    rlm-mem wrote, or a damaged one: what cannot be read is never replaced, and the file here waits), or whose file
+    here is still the one a sync left `behind` that version (unchanged since: not a change of this machine's; the
+    store is brought up to it)."""
     out = dict(tree)
     out.update(local.tree)
-    out.setdefault(MARKER, blob_id(MARKER_BYTES))
+    out[MARKER] = blob_id(MARKER_BYTES)  # this release's versions (a remote's were checked: never higher)
     here = {chunk_id_of(p) for p in local.tree if kind_of(p) in (CHUNK, ARCHIVED)}
-    buried = _local_tombstones(root)
+    buried = tombstones(os.path.join(root, "state"))
     for path in list(out):
         if path in local.tree or path in local.held or kind_of(path) not in (CHUNK, ARCHIVED):
             continue
         cid = chunk_id_of(path)
         if cid in buried or cid in here:
             del out[path]
-    return out
+    replaced = [p for p, oid in tree.items() if kind_of(p) in (CHUNK, ARCHIVED) and out.get(p) != oid]
+    content = blobs([tree[p] for p in replaced]) if replaced else {}
+    kept = {}
+    for path in replaced:
+        readable = read_chunk(content.get(tree[path], b""), chunk_id_of(path))[0] is not None
+        stale = path in behind and behind[path] == local.tree.get(path)
+        if stale or not readable:
+            out[path] = tree[path]
+            kept[path] = (BEHIND if readable else UNREADABLE, local.tree.get(path))
+    return out, kept
 
 
 def _changes(repo, root, first: dict, target: dict, local, new: dict) -> dict:
@@ -224,7 +288,8 @@ def _changes(repo, root, first: dict, target: dict, local, new: dict) -> dict:
         if oid in present:
             changes[path] = oid
             continue
-        data, _ = read_canonical(local_file(root, path), kind_of(path), path)  # the stat cache's: read again
+        here = local.where.get(path) or local_file(root, path)
+        data, _ = read_canonical(here, kind_of(path), path)  # the stat cache's: read again
         if data is not None:
             changes[path] = data
         elif path in first:
@@ -244,14 +309,16 @@ def _applied(tree: dict, changes: dict) -> dict:
 
 
 def _commit(store, repo, result, *, parents: list, tree: dict | None = None, new: dict | None = None,
-            message: str) -> tuple:
-    """Scan the files here and commit `tree` (default: the first parent's) with them: (commit, scan). No commit
-    when nothing changed and there is one parent."""
+            message: str, local: Scan | None = None) -> tuple:
+    """Commit `tree` (default: the first parent's) with the files here (`local`, or a scan now): (commit, scan). No
+    commit when nothing changed and there is one parent."""
     first = repo.listing(parents[0]) if parents else {}
-    local = scan(store.root, result.scan)
+    local = scan(store.root, result.scan) if local is None else local
     result.held.update(local.held)
-    target = compose(store.root, first if tree is None else tree, local)
+    target, result.kept = compose(store.root, first if tree is None else tree, local, repo.blobs, result.behind)
+    result.held.update({p: why for p, (why, _) in result.kept.items() if why == UNREADABLE})
     changes = _changes(repo, store.root, first, target, local, new or {})
+    changes.update((path, None) for path in repo.foreign(parents[0] if parents else None))  # never carried on
     head = parents[0] if parents else None
     if changes or len(parents) != 1:
         head = repo.commit(parents=parents, changes=changes, message=message, when=time.time())
@@ -280,17 +347,21 @@ def _merge_in(store, repo, ours: str, theirs: str, theirs_tree: dict, result: Sy
     result.conflicts += applied.conflicts
     result.held.update(merged.rejected)
     result.held.update(applied.skipped)
+    result.held.update({path: f"its version in the remote is {size:,} bytes, more than the {MAX_FILE:,} a sync reads: "
+                        "not merged (this machine's stays)" for path, oid in theirs_tree.items()
+                        if (size := repo.too_big.get(oid))})
     with store_lock(store.root, store.lock_timeout):
         local = scan(store.root, _seeded(store, result.scan, applied.live, session.mtimes))
-        target = compose(store.root, merged.tree, local)
-        if target == theirs_tree:  # nothing here the remote lacks: take its commit as it is
+        target, kept = compose(store.root, merged.tree, local, repo.blobs, result.behind)
+        if target == theirs_tree and not repo.foreign(theirs):  # nothing here the remote lacks: take its commit
             repo.set_ref(HEAD, theirs)
-            result.scan = local
+            result.scan, result.kept = local, kept
+            result.held.update({p: why for p, (why, _) in kept.items() if why == UNREADABLE})
             head = theirs
         else:
             parents = [theirs] if repo.is_ancestor(ours, theirs) else [ours, theirs]
             head, _ = _commit(store, repo, result, parents=parents, tree=merged.tree, new=merged.new,
-                              message=f"rlm-mem: merge on {socket.gethostname()}")
+                              message=f"rlm-mem: merge on {socket.gethostname()}", local=local)
     if applied.deleted:
         store.purge_derived(*applied.deleted)
     return head
@@ -298,14 +369,16 @@ def _merge_in(store, repo, ours: str, theirs: str, theirs_tree: dict, result: Sy
 
 def _bring_back(store, repo, head: str, result: SyncResult) -> None:
     """Files the commit holds and the store lacks without a tombstone (a memory file lost, one `doctor --repair`
-    set aside, a log removed) are written back from it; a merge does the same, this is for a sync without one."""
+    set aside, a log removed) are written back from it, and a memory file left behind its version there is brought
+    up to it; a merge does the same, this is for a sync without one."""
     committed = repo.listing(head)
     local = result.scan
-    if local is None or not any(p not in local.tree and p not in local.held and kind_of(p) is not None
-                                and p != TOMBSTONE_PATH for p in committed):
+    lost = local is not None and any(p not in local.tree and p not in local.held and kind_of(p) is not None
+                                     and p != TOMBSTONE_PATH for p in committed)
+    if not lost and not any(why == BEHIND for why, _ in result.kept.values()):
         return
     target = Merged()
-    target.tree, target.tombstones = committed, _local_tombstones(store.root)
+    target.tree, target.tombstones = committed, tombstones(store.layout.state_dir)
     with writing(store.layout, lock_timeout=store.lock_timeout, bulk=True) as session:
         applied = apply(session, store, target, scan(store.root, local), repo.blobs)
     result.received += len(applied.written)
@@ -334,18 +407,19 @@ def sync_state(root) -> dict:
     commits not pushed, files changed here since the last commit, files held back."""
     root = os.fspath(root)
     status = sync_status.read_status(root)
-    repo = Repository(sync_status.repo_path(root))
+    repo = Repository(sync_status.repo_path(root), carried=carried, max_blob=MAX_FILE)
     if not repo.exists() or not repo.remote_url():
         return {"configured": False}
     head, pushed = repo.resolve(HEAD), repo.resolve(REMOTE_REF)
     unpushed = repo.count(f"{pushed}..{head}") if head and pushed else (1 if head else 0)
     local = scan(root)
     committed = repo.listing(head)
-    now = compose(root, committed, local)
+    now, kept = compose(root, committed, local, repo.blobs, _behind(status))
     changed = sum(1 for p in set(now) | set(committed) if now.get(p) != committed.get(p))
     return {"configured": True, "remote": repo.remote_url(), "synced": status.get("synced"),
             "attempted": status.get("attempted"), "error": status.get("error"), "unpushed_commits": unpushed,
-            "changed_files": changed, "held": local.held}
+            "changed_files": changed,
+            "held": {**local.held, **{p: why for p, (why, _) in kept.items() if why == UNREADABLE}}}
 
 
 def health(root) -> tuple:
@@ -363,13 +437,24 @@ def health(root) -> tuple:
                          f"{state['error']} (last synced {state.get('synced') or 'never'}; `rlm-mem sync` tries "
                          "again)", None))
     for path, why in sorted(state.get("held", {}).items()):
-        problems.append(("sync_held", f"is held back from sync: {why} (rewrite it with `rlm-mem update`, or "
-                         "delete it)", path))
+        problems.append(("sync_held", f"is held back from sync: {why}{_advice(path, why)}", path))
     waiting = state["changed_files"] + state["unpushed_commits"]
     if waiting:
         notes.append(f"sync: {state['changed_files']} file(s) changed here and {state['unpushed_commits']} "
                      f"commit(s) wait for the next sync with {state['remote']}")
     return problems, notes
+
+
+def _advice(path: str, why: str) -> str:
+    """What a person can do about a file held back from sync."""
+    if why == UNREADABLE:
+        return ""  # (it says: update rlm-mem here)
+    if kind_of(path) in (CHUNK, ARCHIVED):
+        return f" (rewrite it with `rlm-mem update {chunk_id_of(path)}`, or delete it)"
+    if kind_of(path) == EPISODE:
+        return " (remove the entry that holds it, or move the file out of the memory folder)"
+    return (" (move it out of the memory folder: sync writes back the version it last carried, and the log goes on "
+            "from there)")
 
 
 def stop_sync(root) -> bool:
@@ -383,17 +468,10 @@ def stop_sync(root) -> bool:
     try:
         shutil.rmtree(path, ignore_errors=True)
         for name in (sync_status.STATUS_FILE, sync_status.FILES_CACHE):
-            _remove_quietly(os.path.join(root, "state", name))
+            remove_if_present(os.path.join(root, "state", name))
     finally:
         lock.release()
     return existed
-
-
-def _remove_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 __all__ = ["sync", "sync_state", "health", "stop_sync", "SyncError", "SyncResult", "GitFailed"]

@@ -10,20 +10,22 @@ By construction, per kind of file (brain/sync/tracked.py):
   way: a forget or a restore on one machine travels.
 - A permanent delete wins: an id in either side's tombstones is gone from the result, whatever the other side did.
   A memory missing on one side without a tombstone (a file lost, set aside by `doctor --repair`) is kept.
+  A link to a memory deleted for good goes from every memory the merge takes or makes.
 - The audit log, the episode log and the tombstones merge by union (lines; episode entries), minus what speaks of
-  memories deleted for good (an episode entry, a kept losing version).
-- A file rlm-mem does not know keeps the side that changed it (ours when both did).
+  memories deleted for good (an episode entry, a kept losing version); what only one side has passes the checks a
+  local file's lines pass (brain/sync/tracked.py).
 """
 import re
 
+from brain.store.audit import kept_version_of
+from brain.store.build import tombstone_tokens
 from brain.store.validation import schema_errors
 from brain.sync.git import blob_id
-from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, archive_path, chunk_bytes, chunk_id_of,
-                                TOMBSTONE_PATH, entries, episode_text, kind_of, live_path, log_text,
-                                read_chunk)
+from brain.sync.tracked import (ARCHIVED, AUDIT, BURIED, CHUNK, EPISODE, TOMBSTONE_PATH, archive_path, chunk_bytes,
+                                UNREADABLE, chunk_id_of, entries, episode_text, good_entry, good_line, kind_of,
+                                live_path, log_text, read_chunk, tombstone_text)
 
 _ABSENT = object()
-_CONTENT = ("content", "tokens")  # changed together
 _MEMORY_ID = re.compile(r"\[(chunk-\d{4}-\d{2}-\d{2}-[0-9a-f]{8})\]")
 
 
@@ -44,7 +46,7 @@ class Merged:
 
 
 def tombstone_set(raw: bytes | None) -> set:
-    return set(raw.decode("utf-8", errors="replace").split()) if raw else set()
+    return tombstone_tokens(raw.decode("utf-8", errors="replace")) if raw else set()
 
 
 def merge(base: dict, ours: dict, theirs: dict, blobs) -> Merged:
@@ -78,24 +80,40 @@ def merge(base: dict, ours: dict, theirs: dict, blobs) -> Merged:
         if cid in out.tombstones:
             out.chunks[cid] = None
             continue
-        _merge_memory(out, cid, [_side(t, cid, content, out) for t in (base, ours, theirs)])
+        (ancestor, _), (mine, mine_bad), (other, other_bad) = (_side(t, cid, content) for t in (base, ours, theirs))
+        if mine_bad or other_bad:
+            _unmerged(out, cid, base, ours, theirs)
+            out.rejected.update(dict.fromkeys({**mine_bad, **other_bad}, UNREADABLE))
+            continue
+        _merge_memory(out, cid, [ancestor, mine, other])  # (an ancestor that cannot be read counts as none)
     return out
 
 
 # ---------------------------------------------------------------- memories
-def _side(tree: dict, cid: str, content: dict, out: Merged):
-    """(location, blob id, chunk dict) of a memory in one tree, or None. A file that is not a valid memory counts
-    as absent (and is reported)."""
+def _side(tree: dict, cid: str, content: dict) -> tuple:
+    """(the memory in one tree as (location, blob id, chunk dict), or None; path -> why for each of its files that
+    cannot be read as a memory: one a newer rlm-mem wrote, or a damaged one)."""
+    found, bad = None, {}
     for location, path in ((CHUNK, live_path(cid)), (ARCHIVED, archive_path(cid))):
         oid = tree.get(path)
         if oid is None:
             continue
         data, why = read_chunk(content.get(oid, b""), cid)
         if data is None:
-            out.rejected[path] = why
-            continue
-        return location, oid, data
-    return None
+            bad[path] = why
+        elif found is None:
+            found = location, oid, data
+    return found, bad
+
+
+def _unmerged(out: Merged, cid: str, base: dict, ours: dict, theirs: dict) -> None:
+    """A memory one side holds in a form this rlm-mem cannot read is not merged: each of its files keeps the blob
+    of the side that changed it (theirs when both did), and nothing of it is written here (brain/sync/apply.py);
+    the commit keeps it too (engine.compose)."""
+    for path in (live_path(cid), archive_path(cid)):
+        oid = _pick(base.get(path), ours.get(path), theirs.get(path), theirs.get(path))
+        if oid is not None:
+            out.tree[path] = oid
 
 
 def _merge_memory(out: Merged, cid: str, sides) -> None:
@@ -111,7 +129,13 @@ def _merge_memory(out: Merged, cid: str, sides) -> None:
         if chosen is None:
             return
         location, oid, data = chosen
-        out.tree[live_path(cid) if location == CHUNK else archive_path(cid)] = oid
+        path = live_path(cid) if location == CHUNK else archive_path(cid)
+        kept = without_links_to(data, out.tombstones)
+        if kept is not data:  # a link to a memory deleted for good (on the other side, meanwhile) goes
+            out.put(path, chunk_bytes(kept))
+            out.chunks[cid] = (location, kept)
+            return
+        out.tree[path] = oid
         if chosen is theirs:
             out.chunks[cid] = (location, data)
         return
@@ -120,10 +144,19 @@ def _merge_memory(out: Merged, cid: str, sides) -> None:
     location = _pick(base and base[0], ours[0], theirs[0], winner[0])
     if schema_errors("chunk", data):  # a combination the schema refuses: the newer memory whole
         data, lost = winner[2], {"whole": loser[2]}
+    data = without_links_to(data, out.tombstones)
     out.put(live_path(cid) if location == CHUNK else archive_path(cid), chunk_bytes(data))
     out.chunks[cid] = (location, data)
     if lost:
         out.lost[cid] = {"lost": lost, "kept_updated": _updated(winner[2]), "lost_updated": _updated(loser[2])}
+
+
+def without_links_to(data: dict, tombstones: set) -> dict:
+    """`data` without its links to memories deleted for good (a copy; `data` itself when it has none)."""
+    links = data.get("links") or {}
+    if not tombstones or not any(t in tombstones for targets in links.values() for t in targets):
+        return data
+    return dict(data, links={kind: [t for t in targets if t not in tombstones] for kind, targets in links.items()})
 
 
 def _updated(data: dict) -> str:
@@ -207,13 +240,13 @@ def merge_fields(base: dict | None, ours: dict, theirs: dict, ours_wins: bool) -
 
 # ---------------------------------------------------------------- logs and other files
 def _merge_file(out: Merged, path: str, kind, base, ours, theirs, content: dict) -> None:
-    if kind is None:  # a file rlm-mem does not know (the marker included): the side that changed it, else ours
+    if kind is None:  # the marker: the side that changed it, else ours
         chosen = _pick(base, ours, theirs, ours)
         if chosen is not None:
             out.tree[path] = chosen
         return
     if kind == BURIED:
-        data = "".join(t + "\n" for t in sorted(out.tombstones)).encode("utf-8")
+        data = tombstone_text(out.tombstones)
     elif ours == theirs:
         data = None
         out.tree[path] = ours
@@ -226,24 +259,21 @@ def _merge_file(out: Merged, path: str, kind, base, ours, theirs, content: dict)
         out.put(path, data)
 
 
-def _keeps_deleted_text(line: str, tombstones: set) -> bool:
-    """An audit line holding a losing version of a memory deleted for good (its text must go with it)."""
-    if '"lost"' not in line or not tombstones:
-        return False
-    found = re.search(r'"chunk_id": "([^"]+)"', line)
-    return bool(found and found.group(1) in tombstones)
-
-
 def union_lines(ours: str, theirs: str, tombstones: set = frozenset()) -> bytes:
-    """Both sides' lines, in the log's canonical form; none keeps a deleted memory's losing version."""
-    lines = ours.splitlines() + theirs.splitlines()
-    return log_text(line for line in lines if not _keeps_deleted_text(line, tombstones))
+    """Both sides' lines, in the log's canonical form. A line only one side has passes the checks a local line
+    passes (brain/sync/tracked.good_line); none keeps a losing version of a memory deleted for good."""
+    mine, other = ours.splitlines(), theirs.splitlines()
+    both = set(mine) & set(other)
+    return log_text(line for line in mine + other if (line in both or good_line(line))
+                    and not (tombstones and kept_version_of(line) in tombstones))
 
 
 def union_entries(ours: str, theirs: str, tombstones: set = frozenset()) -> bytes:
-    """Both sides' entries, in the canonical form; none about a memory deleted for good."""
+    """Both sides' entries, in the canonical form: an entry only one side has passes the local checks; none about a
+    memory deleted for good."""
     mine, other = entries(ours), entries(theirs)
     head = [mine[0]] if mine and mine[0].startswith("# ") else [other[0]] if other and other[0].startswith("# ") \
         else []
-    blocks = [b for b in mine + other if not b.startswith("# ")]
+    both = set(mine) & set(other)
+    blocks = [b for b in mine + other if not b.startswith("# ") and (b in both or good_entry(b))]
     return episode_text(head + [b for b in blocks if not (tombstones and set(_MEMORY_ID.findall(b)) & tombstones)])

@@ -7,13 +7,16 @@ The repository holds the person's memories and their logs, nothing derived, noth
     audit/YYYY-MM.jsonl           the audit log, merged by union of its lines
     episodes/YYYY-MM-DD.md        the episode log, merged by union of its entries
     tombstones.txt                ids and capture keys deleted for good (state/deleted-keys.txt), merged by union
-    rlm-mem-sync.json             says the repository is rlm-mem's (a remote without it is refused)
+    rlm-mem-sync.json             says the repository is rlm-mem's (a remote without it is refused), and the
+                                  versions of its layout and of the memory files in it (`marker_versions`)
 
-index/, state/ (but the tombstones), locks, temp files, CORE.md and the briefs never go in. What goes in is the
+index/, state/ (but the tombstones), locks, temp files, CORE.md and the briefs never go in, nor anything else
+(`carried`: a remote's other paths are never carried on). What goes in is the
 file's canonical form, checked here: a chunk file must parse, match the schema, carry its own id and hold
 nothing the redactor would change (what rlm-mem's writer wrote, not a hand edit with a key in it); its access
 count and last access are zeroed (they are this machine's reads, not the memory). A log keeps its complete lines
-that pass the same checks. A file that fails is held back (reported), never pushed.
+that pass the same checks. A file that fails is held back (reported), never pushed. What comes from elsewhere
+passes the same checks (`good_line`, `good_entry`, the tombstone tokens) before a merge keeps it.
 """
 import functools
 import json
@@ -23,9 +26,10 @@ import time
 
 from brain.safety.redact import redact
 from brain.safety.triggers import may_hold_secret
-from brain.store.build import METADATA_FIELDS, TOMBSTONES
+from brain.store.audit import audit_entry
+from brain.store.build import METADATA_FIELDS, TOMBSTONES, dormant, tombstone_tokens
 from brain.store.chunk import EXTRA_LINK_TYPES, LINK_TYPES, is_chunk_id, month_of
-from brain.store.validation import schema_errors
+from brain.store.validation import FILES_VERSION, schema_errors
 from brain.store.write_session import chunk_text
 from brain.sync.git import blob_id
 from brain.sync.status import FILES_CACHE
@@ -33,16 +37,21 @@ from brain.util.fasthash import sha1
 from brain.util.files import atomic_write_encoded, read_bytes
 
 MARKER = "rlm-mem-sync.json"
-MARKER_BYTES = b'{"format": "rlm-mem sync", "version": 1}\n'
+SYNC_VERSION = 1  # the repository's layout (the paths and forms above)
+MARKER_BYTES = (f'{{"format": "rlm-mem sync", "version": {SYNC_VERSION}, "files": {FILES_VERSION}}}\n'
+                .encode("ascii"))
 TOMBSTONE_PATH = "tombstones.txt"
 CHUNK, ARCHIVED, AUDIT, EPISODE, BURIED = "chunk", "archived", "audit", "episode", "tombstones"
+UNREADABLE = ("its version in the sync repository cannot be read by this rlm-mem (a newer one wrote it, or it is "
+              "damaged): neither is merged until this one can read it (update rlm-mem here)")
+BEHIND = "behind the repository's version, which a sync could not read then: brought up to it now"
 RACY_NS = 1_000_000_000  # a file changed this close before a scan is read again (its mtime may not move)
 MAX_FILE = 64 * 1024 * 1024
 
 
 @functools.lru_cache(maxsize=1 << 18)
 def kind_of(path: str) -> str | None:
-    """Which kind of tracked file a repository path is, or None (the marker, or a file rlm-mem does not know).
+    """Which kind of tracked file a repository path is, or None (the marker, or a path rlm-mem does not know).
     (Cached: a sync asks about every path of the tree several times.)"""
     parts = path.split("/")
     name = parts[-1]
@@ -58,6 +67,27 @@ def kind_of(path: str) -> str | None:
     if path == TOMBSTONE_PATH:
         return BURIED
     return None
+
+
+def marker_versions(raw: bytes) -> tuple | None:
+    """(layout version, files version) a marker says, or None when it is not rlm-mem's marker. The first
+    release's marker said no files version: its files are version 1."""
+    try:
+        value = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(value, dict) or value.get("format") != "rlm-mem sync":
+        return None
+    layout, files = value.get("version"), value.get("files", 1)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in (layout, files)):
+        return None
+    return layout, files
+
+
+def carried(path: str) -> bool:
+    """Whether the repository carries a path: one of the kinds above, or the marker. Nothing else is carried on,
+    whatever a remote holds (a merge commit leaves it out)."""
+    return path == MARKER or kind_of(path) is not None
 
 
 def _dated(name: str, suffix: str, length: int) -> bool:
@@ -155,12 +185,15 @@ def _complete_lines(raw: bytes) -> str:
     return raw[:end + 1].decode("utf-8", errors="strict") if end >= 0 else ""
 
 
-def _audit_line(line: str) -> bool:
-    try:
-        entry = json.loads(line)
-    except ValueError:
-        return False
-    return not schema_errors("audit_entry", entry) and not holds_secret(entry)
+def good_line(line: str) -> bool:
+    """An audit log's line as sync carries it: an entry of the schema's, with nothing the redactor would change."""
+    entry = audit_entry(line)
+    return entry is not None and not holds_secret(entry)
+
+
+def good_entry(block: str) -> bool:
+    """An episode entry as sync carries it: nothing in it the redactor would change."""
+    return not may_hold_secret(block) or redact(block) == block
 
 
 def log_text(lines) -> bytes:
@@ -185,11 +218,6 @@ def episode_text(parts) -> bytes:
     return ("\n\n".join(([head] if head else []) + blocks) + "\n").encode("utf-8")
 
 
-def tombstone_token(token: str) -> bool:
-    return is_chunk_id(token) or (len(token) == 20 and token.startswith("key:")
-                                  and all(c in "0123456789abcdef" for c in token[4:]))
-
-
 def canonical(kind: str, raw: bytes, path: str, trusted: int = 0) -> tuple:
     """(the bytes the repository holds for this local file, None) or (None, why it is held back). `trusted`: the
     length of a log's beginning already checked by an earlier scan (a log only grows), whose lines pass as they
@@ -206,14 +234,18 @@ def canonical(kind: str, raw: bytes, path: str, trusted: int = 0) -> tuple:
         old, new = text[:len(raw[:head].decode("utf-8"))], text[len(raw[:head].decode("utf-8")):]
         lines = new.splitlines()
         if may_hold_secret(new) or any(not line.startswith('{"time": ') for line in lines):
-            lines = [line for line in lines if line.strip() and _audit_line(line)]
+            lines = [line for line in lines if line.strip() and good_line(line)]
         return log_text(old.splitlines() + lines), None
     if kind == EPISODE:
         if may_hold_secret(text) and redact(text) != text:
             return None, "holds text the redactor would remove (not written by rlm-mem)"
         return episode_text(entries(text)), None
-    tokens = sorted({t for t in text.split() if tombstone_token(t)})
-    return "".join(t + "\n" for t in tokens).encode("utf-8"), None
+    return tombstone_text(tombstone_tokens(text)), None
+
+
+def tombstone_text(tokens) -> bytes:
+    """The tombstones' form in the repository: each token once, in order."""
+    return "".join(t + "\n" for t in sorted(tokens)).encode("utf-8")
 
 
 # ---------------------------------------------------------------- the scan
@@ -225,6 +257,7 @@ class Scan:
 
     def __init__(self, taken: int = 0):
         self.tree, self.fresh, self.held, self.files, self.taken = {}, {}, {}, {}, taken
+        self.where: dict = {}  # path -> the file here, where it is not local_file(root, path): a dormant memory
 
 
 def _entries(root):
@@ -264,10 +297,16 @@ def scan(root, previous: Scan | None = None) -> Scan:
     or the one saved in state/) are read."""
     previous = read_cache(root) if previous is None else previous
     out = Scan(now_ns())
+    resting = dormant(os.path.join(os.fspath(root), "state"))
     for path, local, st in _entries(root):
         kind = kind_of(path)
         if kind is None:
             continue
+        if kind == ARCHIVED and chunk_id_of(path) in resting:  # archived here as dormant: live everywhere else
+            path, kind = live_path(chunk_id_of(path)), CHUNK
+            if path in out.tree or path in out.held or os.path.lexists(local_file(root, path)):
+                continue  # (its live file too: that one is the memory)
+            out.where[path] = local
         seen = previous.files.get(path)
         if seen is not None and seen[0] == st.st_size and seen[1] == st.st_mtime_ns \
                 and st.st_mtime_ns < previous.taken - RACY_NS:

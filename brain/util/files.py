@@ -469,6 +469,26 @@ def append_text(path, text: str, *, create_with: str | None = None) -> None:
     _append(path, redacted(text).encode("utf-8"))
 
 
+def rewrite_log(path, change) -> bool:
+    """Rewrite an append-only text file as `change(text)` (None: leave it as it is), atomically, keeping what is
+    appended to it meanwhile: appenders take no lock, so whatever reaches the old file between the read and the
+    replace (or after, through a descriptor opened before) is read back from it and appended to the new one. The
+    caller holds the store lock: two rewrites never meet. Returns whether the file was rewritten."""
+    try:
+        fd = open_regular(path)
+    except FileNotFoundError:
+        return False
+    with os.fdopen(fd, "rb") as fh:
+        text = change(fh.read(MAX_READ).decode("utf-8", errors="replace"))
+        if text is None:
+            return False
+        atomic_write_text(path, text)
+        late = fh.read(MAX_READ)
+    if late:
+        _append(path, redacted(late.decode("utf-8", errors="replace")).encode("utf-8"))
+    return True
+
+
 def _create_holding(path: str, data: bytes) -> None:
     """Create `path` with `data` in it, unless it exists. The data goes to a temp file that is then linked into
     place, so the file never exists without it: created empty and written after, another writer's append could
@@ -533,6 +553,22 @@ def read_bytes(path, limit: int = MAX_READ, *, follow_links: bool | None = None)
 
 def read_json(path, limit: int = MAX_READ):
     return fastjson.loads(read_bytes(path, limit).decode("utf-8"))
+
+
+def read_text(path, limit: int = MAX_READ) -> str:
+    """A text file read leniently (a byte that is not UTF-8 becomes U+FFFD), or "" when there is no such file."""
+    try:
+        return read_bytes(path, limit).decode("utf-8", errors="replace")
+    except FileNotFoundError:
+        return ""
+
+
+def remove_if_present(path) -> None:
+    """Remove a file; one that is already gone is fine."""
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
 
 
 # ---------------------------------------------------------------- locks
