@@ -47,7 +47,8 @@ def _random_place(value, rng):
 
 # Each FILES_VERSION and the schemas of the memory files it stands for (digest of schemas/chunk and
 # schemas/audit_entry, parsed). A sync repository carries the version; an older rlm-mem refuses a newer one.
-FILES_VERSIONS = {1: "fcac4398afc94ee29cb9ab23608cec9357ba1226dbaa17c1ff69e3b86052cd96"}
+FILES_VERSIONS = {1: "fcac4398afc94ee29cb9ab23608cec9357ba1226dbaa17c1ff69e3b86052cd96",
+                  2: "62c30160254c3608676a0b1e7fcc5881fb5d544b96f4e05a3181f6cf0fcbc412"}  # kind change, relations, policies
 
 
 def test_the_files_version_is_raised_with_the_schemas_of_memory_files():

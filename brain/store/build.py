@@ -61,7 +61,7 @@ def kept_content(content) -> str:
     if not isinstance(content, str) or not content.strip():
         raise ChunkValidationError("content is empty; give the text to remember")
     if not private.without(content).strip():
-        raise ChunkValidationError("content is empty outside its <private> spans (those are never stored)")
+        raise ChunkValidationError("content is empty outside its private spans (those are never stored)")
     return redact(content.strip())
 
 

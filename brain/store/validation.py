@@ -21,7 +21,7 @@ SCHEMA_DIR = Path(__file__).resolve().parents[2] / "schemas"
 # change that lets rlm-mem write a file an earlier release would reject (a new field, a new value). A sync
 # repository says the highest version written into it, so that an older rlm-mem refuses to merge what it cannot
 # read (brain/sync). tests/test_validation.py holds each version to its schemas.
-FILES_VERSION = 1
+FILES_VERSION = 2  # 2: typed `change` memories, seed 003 relations, deletion policies
 _DRAFT_7 = "http://json-schema.org/draft-07/schema#"
 
 

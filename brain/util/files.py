@@ -424,25 +424,39 @@ def write_user_json(path, value, *, indent=2) -> None:
 
 
 def _append(path, data: bytes) -> None:
-    """One write on an O_APPEND descriptor (concurrent appenders never interleave), never through a link."""
+    """One write on an O_APPEND descriptor (concurrent appenders never interleave), never through a link. The write
+    holds a shared flock on the file and lands only in the file the path names then: a rewrite (rewrite_log) holds
+    the exclusive lock while it copies and replaces the file, so a line is never written to a replaced copy."""
+    import fcntl  # a C module, loaded once per process
+
     path = os.fspath(path)
     ensure_dir(os.path.dirname(path))
     refuse_links(path)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK, FILE_MODE)
-    except OSError as exc:  # ELOOP: the file is a link (O_NOFOLLOW); ENXIO: a FIFO nobody reads
-        import errno  # only on this error path
+    for _ in range(8):  # a rewrite between our open and our lock: open the new file (one retry, in practice)
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK, FILE_MODE)
+        except OSError as exc:  # ELOOP: the file is a link (O_NOFOLLOW); ENXIO: a FIFO nobody reads
+            import errno  # only on this error path
 
-        if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENXIO):
-            raise StoreUnwritable(f"{path} is a symbolic link or not a regular file; rlm-mem appends only to its "
-                                  "own files (see `rlm-mem doctor`)") from exc
-        raise
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise StoreUnwritable(f"{path} is not a regular file; rlm-mem appends only to its own files")
-        os.write(fd, data)
-    finally:
-        os.close(fd)
+            if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENXIO):
+                raise StoreUnwritable(f"{path} is a symbolic link or not a regular file; rlm-mem appends only to "
+                                      "its own files (see `rlm-mem doctor`)") from exc
+            raise
+        try:
+            opened = os.fstat(fd)
+            if not stat.S_ISREG(opened.st_mode):
+                raise StoreUnwritable(f"{path} is not a regular file; rlm-mem appends only to its own files")
+            fcntl.flock(fd, fcntl.LOCK_SH)
+            try:
+                now = os.lstat(path)
+            except FileNotFoundError:
+                continue
+            if (now.st_ino, now.st_dev) == (opened.st_ino, opened.st_dev):
+                os.write(fd, data)
+                return
+        finally:
+            os.close(fd)  # (the lock goes with it)
+    raise StoreBusy(f"{path} was replaced on every try; the line was not written")
 
 
 def append_line(path, line: str) -> None:
@@ -470,22 +484,22 @@ def append_text(path, text: str, *, create_with: str | None = None) -> None:
 
 
 def rewrite_log(path, change) -> bool:
-    """Rewrite an append-only text file as `change(text)` (None: leave it as it is), atomically, keeping what is
-    appended to it meanwhile: appenders take no lock, so whatever reaches the old file between the read and the
-    replace (or after, through a descriptor opened before) is read back from it and appended to the new one. The
-    caller holds the store lock: two rewrites never meet. Returns whether the file was rewritten."""
+    """Rewrite an append-only text file as `change(text)` (None: leave it as it is), atomically, losing nothing
+    appended meanwhile: the exclusive flock held from the read to the replace waits for appends under way, and an
+    appender that waited for it finds the file replaced and appends to the new one (_append). The caller holds the
+    store lock: two rewrites never meet. Returns whether the file was rewritten."""
+    import fcntl
+
     try:
         fd = open_regular(path)
     except FileNotFoundError:
         return False
     with os.fdopen(fd, "rb") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         text = change(fh.read(MAX_READ).decode("utf-8", errors="replace"))
         if text is None:
             return False
         atomic_write_text(path, text)
-        late = fh.read(MAX_READ)
-    if late:
-        _append(path, redacted(late.decode("utf-8", errors="replace")).encode("utf-8"))
     return True
 
 
