@@ -31,7 +31,7 @@ from brain.safety.fence import fence
 from brain.session import actions
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES, MANUAL_LINK_TYPES
-from brain.store.lifecycle import SCOPES, contest, reinstate, retract, set_pinned
+from brain.store.lifecycle import SCOPES
 from brain.util.errors import RlmMemError, describe
 
 MAX_TEXT = 20_000  # characters a tool takes as a memory's text (the command line takes files; a model, notes)
@@ -105,7 +105,7 @@ class MemoryTools:
                  supersedes: Id | None = None) -> CallToolResult:
         chunks = actions.remember(self.store, content, self.project, chunk_type=type, tags=tags,
                                   supersedes=[supersedes] if supersedes else (), sensitivity_level=sensitivity,
-                                  scope=scope)
+                                  scope=scope, max_sensitivity=self.max_sensitivity)
         ids = [c.id for c in chunks]
         scopes = sorted({actions.scope_of_chunk(c) for c in chunks})
         return answer(f"Remembered {', '.join(ids)} (scope {', '.join(scopes)}).", {"ids": ids, "scopes": scopes})
@@ -134,24 +134,26 @@ class MemoryTools:
                type: ChunkType = None, tags: Note = None, sensitivity: Sensitivity = None,
                reason: Note = None) -> CallToolResult:
         chunk = actions.update(self.store, id, reason=reason, content=content, chunk_type=type, tags=tags,
-                               sensitivity=sensitivity)
+                               sensitivity=sensitivity, max_sensitivity=self.max_sensitivity)
         return answer(f"Updated {chunk.id}.", {"id": chunk.id})
 
     @tool()
     def supersede(self, old: Id, statement: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)],
                   type: ChunkType = None, tags: Note = None) -> CallToolResult:
-        chunks = actions.supersede_by(self.store, old, statement, self.project, chunk_type=type, tags=tags)
+        chunks = actions.supersede_by(self.store, old, statement, self.project, chunk_type=type, tags=tags,
+                                      max_sensitivity=self.max_sensitivity)
         old_id, new_id = self.store.resolve_id(old), chunks[0].id
         return answer(f"{old_id} is marked as replaced by {new_id}.", {"old": old_id, "new": new_id})
 
     @tool()
     def forget(self, id: Id, reason: Note = None) -> CallToolResult:
-        chunk_id = actions.forget(self.store, id, reason=reason or "forgotten through MCP")
+        chunk_id = actions.forget(self.store, id, reason=reason or "forgotten through MCP",
+                                  max_sensitivity=self.max_sensitivity)
         return answer(f"Archived {chunk_id} (restore brings it back).", {"id": chunk_id, "status": "archived"})
 
     @tool()
     def restore(self, id: Id) -> CallToolResult:
-        chunk = self.store.restore_chunk(self.store.resolve_id(id))
+        chunk = actions.restore(self.store, id, max_sensitivity=self.max_sensitivity)
         return answer(f"Restored {chunk.id}.", {"id": chunk.id, "status": chunk.status})
 
     @tool()
@@ -163,24 +165,22 @@ class MemoryTools:
         return self._pinned(id, False)
 
     def _pinned(self, ref: str, pinned: bool) -> CallToolResult:
-        chunk = set_pinned(self.store, self.store.resolve_id(ref), pinned)
+        chunk = actions.pin(self.store, ref, pinned, max_sensitivity=self.max_sensitivity)
         return answer(f"{'Pinned' if pinned else 'Unpinned'} {chunk.id}.", {"id": chunk.id, "pinned": pinned})
 
     @tool()
     def link(self, source: Id, target: Id, type: Literal[MANUAL_LINK_TYPES],
              strength: Annotated[float | None, Field(ge=0, le=1)] = None, context: Note = None,
              remove: bool = False) -> CallToolResult:
-        source_id, target_id = self.store.resolve_id(source), self.store.resolve_id(target)
-        self.store.link_chunks(source_id, target_id, type, remove=remove, strength=strength, context=context)
-        done = "Unlinked" if remove else "Linked"
-        return answer(f"{done}: {source_id} {type} {target_id}.",
-                      {"source": source_id, "target": target_id, "type": type, "removed": remove})
+        chunk, target_id = actions.link(self.store, source, target, type, remove=remove, strength=strength,
+                                        context=context, max_sensitivity=self.max_sensitivity)
+        return answer(f"{'Unlinked' if remove else 'Linked'}: {chunk.id} {type} {target_id}.",
+                      {"source": chunk.id, "target": target_id, "type": type, "removed": remove})
 
     @tool()
     def status(self, id: Id, status: Literal["contested", "retracted", "active"],
                reason: Note = None) -> CallToolResult:
-        change = {"contested": contest, "retracted": retract, "active": reinstate}[status]
-        chunk = change(self.store, self.store.resolve_id(id), reason=reason)
+        chunk = actions.set_status(self.store, id, status, reason=reason, max_sensitivity=self.max_sensitivity)
         actions.refresh_brief(self.store.root, chunk.project or self.project.id)
         return answer(f"{chunk.id} is {chunk.status}.", {"id": chunk.id, "status": chunk.status})
 

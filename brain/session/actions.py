@@ -3,8 +3,12 @@ recall with filters, show one memory, list memories, change one, replace one by 
 MCP server and the local page call these, so the checks (ids, sensitivity, scopes), the lock and the audit lines
 are the same whichever way a request came in.
 
-Sensitivity: a reader is limited to a level (`max_sensitivity`); memories above it are refused by `show` and left
-out of `list_memories` (their number is returned, so the reader can say some were hidden).
+Sensitivity: a reader is limited to a level (`max_sensitivity`; None: the person, who asked for every level). A
+memory above it is refused by `show` and by every change (update, forget, restore, pin, link, status, replace,
+supersede), left out of `list_memories` (their number is returned, so the reader can say some were hidden), never
+named as a link of a memory shown, and never the memory a repeat of its words reinforces (a new one is stored: the
+answer is the same whether or not such words were stored). Only the person lowers a sensitivity
+(`lower_sensitivity`): a reader that could would read what it lowered.
 """
 from brain.capture.scopes import scope_of
 from brain.index.access import record_access
@@ -12,9 +16,10 @@ from brain.recall.depth import render, structure_lines, summary_line
 from brain.recall.recall import recall
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
+from brain.store.chunk import is_chunk_id
 from brain.store.chunk_store import relation_note
-from brain.store.lifecycle import (own_store_beside, remember_memory, set_deletion_policy, set_scope, supersede,
-                                   supersede_with_statement)
+from brain.store.lifecycle import (contest, own_store_beside, reinstate, remember_memory, retract,
+                                   set_deletion_policy, set_pinned, set_scope, supersede, supersede_with_statement)
 from brain.util.errors import ChunkNotFound, ChunkValidationError, RlmMemError
 from brain.util.timestamps import normalize_timestamp
 from brain.util.tokens import estimate_tokens
@@ -33,7 +38,7 @@ def scope_of_chunk(chunk) -> str:
 
 def remember(store, content: str, project, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
              supersedes=(), pinned=False, sensitivity_level=None, scope=None, deletion_policy=None,
-             procedure=None) -> list:
+             procedure=None, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> list:
     """Store what was asked to be remembered; returns its chunks (the one it repeats, when it was said before).
 
     `project` is the ProjectInfo it is filed under; `supersedes` takes full or 8-hex short ids. Without `scope`,
@@ -41,12 +46,14 @@ def remember(store, content: str, project, *, chunk_type=None, tags=None, conver
     The project's session-start brief is refreshed, so the next session start finds it ready. What is about the
     person never goes into a project's memory shared through git: it goes to their own store (`store_for`).
     `deletion_policy`: seed 004's auto_prune (the default), manual_only or never; `procedure`: {"steps",
-    "preconditions", "postconditions"} (lists of text) makes it seed 003's procedure."""
+    "preconditions", "postconditions"} (lists of text) makes it seed 003's procedure. A memory above
+    `max_sensitivity` is neither superseded (refused) nor reinforced by a repeat (a new memory is stored)."""
     chosen = scope or scope_of(content)
     store = store_for(store, chosen)
     chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation_id,
-                             confidence=confidence, supersedes=[store.resolve_id(ref) for ref in supersedes],
-                             pinned=pinned, project=project.id, procedure=procedure or None,
+                             confidence=confidence, pinned=pinned, project=project.id, procedure=procedure or None,
+                             supersedes=[permitted(store, ref, max_sensitivity) for ref in supersedes],
+                             max_sensitivity=max_sensitivity,
                              extra_metadata={"project_name": project.name, "sensitivity": sensitivity_level,
                                              "scope": None if chosen == "project" else chosen,
                                              "deletion_policy": None if deletion_policy == "auto_prune"
@@ -117,18 +124,53 @@ def too_sensitive(chunk, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT
     return max_sensitivity is not None and sensitivity.above(chunk.metadata.get("sensitivity"), max_sensitivity)
 
 
+def _refuse_hidden(chunk, max_sensitivity) -> None:
+    if too_sensitive(chunk, max_sensitivity):
+        raise ChunkValidationError(f"{chunk.id} is marked {chunk.metadata['sensitivity']} sensitivity, above "
+                                   f"{max_sensitivity}")
+
+
+def permitted(store, ref: str, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> str:
+    """The full id `ref` names (full id or 8-hex tail), refused with show's words (ChunkValidationError) when that
+    memory, active or archived, is more private than `max_sensitivity`: a reader changes only what it may read."""
+    chunk_id = store.resolve_id(ref)
+    if max_sensitivity is not None:
+        chunk = store.get_chunk(chunk_id, include_archived=True, track=False)
+        if chunk is not None:
+            _refuse_hidden(chunk, max_sensitivity)
+    return chunk_id
+
+
 def show(store, ref: str, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, archived: bool = False):
     """The memory `ref` names (full id or 8-hex tail), counted as a use; ChunkNotFound, or ChunkValidationError
-    when it is more private than `max_sensitivity` (it is then not counted)."""
+    when it is more private than `max_sensitivity` (it is then not counted). Its links to memories above
+    `max_sensitivity` are left out of what is returned (the file keeps them)."""
     chunk_id = store.resolve_id(ref)
     chunk = store.get_chunk(chunk_id, include_archived=archived, track=False)
     if chunk is None:
         hint = "" if archived else " (archived memories are not looked at)"
         raise ChunkNotFound(f"no chunk {chunk_id} in {store.root}{hint}")
-    if too_sensitive(chunk, max_sensitivity):
-        raise ChunkValidationError(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity, above "
-                                   f"{max_sensitivity}")
-    return store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
+    _refuse_hidden(chunk, max_sensitivity)
+    return _without_hidden_links(store, store.get_chunk(chunk_id, include_archived=archived), max_sensitivity)
+
+
+def _without_hidden_links(store, chunk, max_sensitivity):
+    """`chunk` with its links (and their notes) to memories above `max_sensitivity` taken out: a reader that may
+    not read a memory is not told its id either."""
+    if max_sensitivity is None:
+        return chunk
+    targets = {t for ids in chunk.links.values() for t in ids if is_chunk_id(t)}
+    hidden = set()
+    for target in targets:
+        linked = store.get_chunk(target, include_archived=True, track=False)
+        if linked is not None and too_sensitive(linked, max_sensitivity):
+            hidden.add(target)
+    if hidden:
+        chunk.links = {kind: [t for t in ids if t not in hidden] for kind, ids in chunk.links.items()}
+        notes = [n for n in chunk.metadata.get("relations") or () if not (isinstance(n, dict)
+                                                                           and n.get("target") in hidden)]
+        chunk.metadata["relations"] = notes
+    return chunk
 
 
 def chunk_line(chunk) -> str:
@@ -187,34 +229,46 @@ def list_memories(store, *, max_sensitivity: str | None = sensitivity.DEFAULT_LI
     return (shown[:limit] if limit else shown), len(chunks) - len(shown)
 
 
-def update(store, ref: str, *, reason=None, deletion_policy=None, **changes):
+def update(store, ref: str, *, reason=None, deletion_policy=None,
+           max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, lower_sensitivity: bool = False, **changes):
     """Change a memory's content, chunk_type, tags, confidence, sensitivity or deletion policy (those given and
-    not None)."""
+    not None). A memory above `max_sensitivity` is refused; a sensitivity lower than the memory's only when
+    `lower_sensitivity` (the person asked: the command line, the page)."""
     changes = {k: v for k, v in changes.items() if v is not None}
     if not changes and deletion_policy is None:
         raise ChunkValidationError("nothing to change: give content, type, tags, confidence, sensitivity or "
                                    "deletion policy")
     if "confidence" in changes and not 0.0 <= changes["confidence"] <= 1.0:
         raise ChunkValidationError("confidence must be between 0 and 1")
-    chunk_id = store.resolve_id(ref)
+    chunk_id = permitted(store, ref, max_sensitivity)
+    if "sensitivity" in changes and not lower_sensitivity:
+        current = store.get_chunk(chunk_id, track=False)
+        level = (current.metadata.get("sensitivity") if current else None) or sensitivity.DEFAULT
+        if sensitivity.LEVELS.index(sensitivity.check_level(changes["sensitivity"])) < \
+                sensitivity.LEVELS.index(level):
+            raise ChunkValidationError(f"{chunk_id} is marked {level} sensitivity; only you lower it "
+                                       f"(`rlm-mem update {chunk_id[-8:]} --sensitivity {changes['sensitivity']}`)")
     chunk = set_deletion_policy(store, chunk_id, deletion_policy, reason=reason) if deletion_policy else None
     return store.revise_chunk(chunk_id, reason=reason, **changes) if changes else chunk
 
 
-def supersede_by(store, old_ref: str, statement: str, project, *, chunk_type=None, tags=None) -> list:
+def supersede_by(store, old_ref: str, statement: str, project, *, chunk_type=None, tags=None,
+                 max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> list:
     """Store `statement` as a new memory that replaces `old_ref` (full or 8-hex short id) and mark the old one
     replaced: what the model records when a decision or a value it was shown has changed (`rlm-mem supersede`, the
     MCP tool). Returns the new memory's chunks; the project's brief is refreshed."""
-    chunks = supersede_with_statement(store, old_ref, statement, chunk_type=chunk_type, tags=tags,
-                                      project=project.id, extra_metadata={"project_name": project.name})
+    chunks = supersede_with_statement(store, permitted(store, old_ref, max_sensitivity), statement,
+                                      chunk_type=chunk_type, tags=tags, project=project.id,
+                                      extra_metadata={"project_name": project.name})
     refresh_brief(store.root, project.id)
     return chunks
 
 
-def replace(store, old_ref: str, new_ref: str, reason=None) -> tuple:
+def replace(store, old_ref: str, new_ref: str, reason=None, *,
+            max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> tuple:
     """Mark the memory `old_ref` as replaced by `new_ref` (both must exist; a memory cannot replace itself).
     Returns (old id, new id)."""
-    old, new = store.resolve_id(old_ref), store.resolve_id(new_ref)
+    old, new = permitted(store, old_ref, max_sensitivity), permitted(store, new_ref, max_sensitivity)
     if old == new:
         raise ChunkValidationError("a memory cannot replace itself")
     if store.get_chunk(new, track=False) is None:
@@ -223,9 +277,41 @@ def replace(store, old_ref: str, new_ref: str, reason=None) -> tuple:
     return old, new
 
 
-def forget(store, ref: str, *, permanent: bool = False, reason=None) -> str:
+def forget(store, ref: str, *, permanent: bool = False, reason=None,
+           max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> str:
     """Archive a memory (restore brings it back), or delete it for good; returns its id."""
-    chunk_id = store.resolve_id(ref)
+    chunk_id = permitted(store, ref, max_sensitivity)
     if not store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
         raise ChunkNotFound(f"no chunk {chunk_id} in {store.root} (already archived?)")
     return chunk_id
+
+
+def restore(store, ref: str, *, reason=None, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT):
+    """Bring an archived memory back; returns it."""
+    return store.restore_chunk(permitted(store, ref, max_sensitivity), reason=reason)
+
+
+def pin(store, ref: str, pinned: bool, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT):
+    """Pin (always in the session-start context) or unpin a memory; returns it."""
+    return set_pinned(store, permitted(store, ref, max_sensitivity), pinned)
+
+
+STATUS_CHANGES = {"contested": contest, "retracted": retract, "active": reinstate}
+
+
+def set_status(store, ref: str, status: str, *, reason=None,
+               max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT):
+    """Contest, retract or reinstate (`status`: contested, retracted, active) a memory; returns it."""
+    return STATUS_CHANGES[status](store, permitted(store, ref, max_sensitivity), reason=reason)
+
+
+def link(store, source_ref: str, target_ref: str, link_type: str, *, remove: bool = False, strength=None,
+         context=None, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> tuple:
+    """Relate `source_ref` to `target_ref` (or take that link out: ChunkValidationError when there is none);
+    both ends must be readable at `max_sensitivity`. Returns (the source memory, the target's id)."""
+    source, target = permitted(store, source_ref, max_sensitivity), permitted(store, target_ref, max_sensitivity)
+    if remove:
+        chunk = store.get_chunk(source, track=False)
+        if chunk is not None and target not in (chunk.links.get(link_type) or ()):
+            raise ChunkValidationError(f"{source} has no {link_type} link to {target}")
+    return store.link_chunks(source, target, link_type, remove=remove, strength=strength, context=context), target
