@@ -25,7 +25,7 @@ from brain.narrative.causes import chain_lines
 from brain.narrative.causes import why as why_chain
 from brain.narrative.chapters import chapters as project_chapters
 from brain.narrative.chapters import wisdom as project_wisdom
-from brain.recall.core import build_core
+from brain.recall.core import CORE_BUDGET_TOKENS, build_core
 from brain.recall.depth import DEPTHS
 from brain.safety.fence import fence
 from brain.session import actions
@@ -34,6 +34,7 @@ from brain.store.chunk import CHUNK_TYPES, MANUAL_LINK_TYPES
 from brain.store.lifecycle import SCOPES
 from brain.util.errors import RlmMemError, describe
 
+OFF = "memory is switched off for this project (`rlm-mem enable` switches it on)"
 MAX_TEXT = 20_000  # characters a tool takes as a memory's text (the command line takes files; a model, notes)
 MAX_QUERY = 2_000
 MAX_NOTE = 500  # a reason, a tag list
@@ -71,12 +72,22 @@ def answer(text: str, structured: dict) -> CallToolResult:
 
 
 class MemoryTools:
-    """The tools over one store, for the project the server was started in (`project`: a ProjectInfo); `off` is
-    the message every tool answers when memory is switched off there; `max_sensitivity` is the most private level
-    a tool shows (RLM_MEM_MAX_SENSITIVITY, as for the hooks)."""
+    """The tools over one store, for the project the server was started in (`project`: a ProjectInfo);
+    `switched_off()` says, at each call, whether memory is off there (every tool then answers OFF);
+    `max_sensitivity` is the most private level a tool shows (RLM_MEM_MAX_SENSITIVITY, as for the hooks)."""
 
-    def __init__(self, store, project, *, off: str | None = None, max_sensitivity: str = "medium"):
-        self.store, self.project, self.off, self.max_sensitivity = store, project, off, max_sensitivity
+    def __init__(self, store, project, *, switched_off=lambda: False, max_sensitivity: str = "medium"):
+        self.store, self.project, self.switched_off, self.max_sensitivity = (store, project, switched_off,
+                                                                             max_sensitivity)
+
+    @property
+    def off(self) -> str | None:
+        return OFF if self.switched_off() else None
+
+    def core_digest(self, project_id, budget: int = CORE_BUDGET_TOKENS) -> dict:
+        """The CORE digest (recall/core.py) over the store brought up to date first, as the hooks read it."""
+        actions.up_to_date(self.store)
+        return build_core(self.store.root, project_id, budget_tokens=budget, max_sensitivity=self.max_sensitivity)
 
     def functions(self) -> dict:
         """{tool name: bound method}, in catalog order."""
@@ -215,8 +226,7 @@ class MemoryTools:
     @tool(read_only=True)
     def core(self, project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
              budget: Annotated[int, Field(ge=200, le=3000)] = 3000) -> CallToolResult:
-        digest = build_core(self.store.root, self._project(project), budget_tokens=budget,
-                            max_sensitivity=self.max_sensitivity)
+        digest = self.core_digest(self._project(project), budget)
         sections = [{"key": part["key"], "ids": [item["id"] for item in part["items"]]} for part in digest["sections"]]
         return answer(fence(digest["text"], label="core"), {"project": digest["project"], "items": digest["items"],
                                                             "tokens": digest["tokens"], "sections": sections})

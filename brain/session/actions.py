@@ -79,15 +79,21 @@ def refresh_brief(root, project_id: str) -> None:
         pass
 
 
+def up_to_date(store) -> None:
+    """Index chunk files changed behind rlm-mem's back (a git pull, a hand edit) before a read, as the hooks do:
+    one stat per month folder when nothing changed."""
+    try:
+        store.sync_derived()
+    except (RlmMemError, OSError):
+        pass  # a read-only or busy store is still searchable as it is
+
+
 def recall_memories(store, query: str, *, project, limit=None, budget_tokens=None, depth="full",
                     max_sensitivity="medium", files=(), track=True, chunk_type=None, since=None):
     """recall/recall.recall over the store brought up to date first (chunk files changed behind rlm-mem's back,
     a git pull, are indexed before ranking). `chunk_type` and `since` (an ISO date or time) keep only the memories
     of that type, or made since then: ranked over a wider budget, then fitted into the one asked for."""
-    try:
-        store.sync_derived()
-    except (RlmMemError, OSError):
-        pass  # a read-only or busy store is still searchable as it is
+    up_to_date(store)
     if since:
         since = _timestamp(since, "since")
     options = dict(project=project, depth=depth, max_sensitivity=max_sensitivity, files=files)
