@@ -100,7 +100,7 @@ class MemoryTools:
     @tool(read_only=True)
     def recall(self, query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY)],
                budget: Annotated[int | None, Field(ge=50, le=8000)] = None,
-               project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
+               project: Annotated[str | None, Field(max_length=200, description="id, or all")] = None,
                type: ChunkType = None, since: Date = None) -> CallToolResult:
         result = actions.recall_memories(self.store, query, project=self._project(project), budget_tokens=budget,
                                          max_sensitivity=self.max_sensitivity, chunk_type=type, since=since)
@@ -129,10 +129,11 @@ class MemoryTools:
     @tool("list", read_only=True)
     def list_(self, type: ChunkType = None, tags: Note = None, since: Date = None, until: Date = None,
               kind: Annotated[str | None, Field(max_length=40, description="memory, turn, session...")] = None,
-              project: Annotated[str | None, Field(max_length=200)] = None,
+              project: Annotated[str | None, Field(max_length=200, description="id, or all")] = None,
               limit: Annotated[int, Field(ge=1, le=200)] = 20) -> CallToolResult:
         chunks, hidden = actions.list_memories(self.store, chunk_type=type, tags=tags, since=since, until=until,
-                                               kind=kind, project=project, limit=limit, newest_first=True,
+                                               kind=kind, within=self._project(project), limit=limit,
+                                               newest_first=True,
                                                max_sensitivity=self.max_sensitivity)
         lines = [actions.chunk_line(c) for c in chunks]
         text = fence("\n".join(lines), label="memories") if lines else "No memories match."
@@ -224,7 +225,7 @@ class MemoryTools:
                       | {"recurring_errors": len(found["recurring_errors"]), "chapters": found["chapters"]})
 
     @tool(read_only=True)
-    def core(self, project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
+    def core(self, project: Annotated[str | None, Field(max_length=200, description="id, or all")] = None,
              budget: Annotated[int, Field(ge=200, le=3000)] = 3000) -> CallToolResult:
         digest = self.core_digest(self._project(project), budget)
         sections = [{"key": part["key"], "ids": [item["id"] for item in part["items"]]} for part in digest["sections"]]

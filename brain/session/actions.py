@@ -12,6 +12,7 @@ answer is the same whether or not such words were stored). Only the person lower
 """
 from brain.capture.scopes import scope_of
 from brain.index.access import record_access
+from brain.index.listing import OWN_SCOPES
 from brain.recall.depth import render, structure_lines, summary_line
 from brain.recall.recall import recall
 from brain.session.brief import refresh_briefs
@@ -222,13 +223,24 @@ def _targets(chunk: dict, link_type: str, targets) -> str:
 
 
 def list_memories(store, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, limit=None, newest_first=False,
-                  since=None, until=None, **filters) -> tuple:
-    """(chunks, how many were hidden as too sensitive): the memories matching `filters` (ChunkStore.list_chunks's),
-    oldest first (newest first when asked), at most `limit`. `max_sensitivity` None shows every level."""
+                  since=None, until=None, archived=False, **filters) -> tuple:
+    """(chunks, how many were hidden as too sensitive): the memories matching `filters` (ChunkStore.list_chunks's,
+    and `within`: a project's as recall scopes it), oldest first (newest first when asked), at most `limit`.
+    `max_sensitivity` None shows every level. Found in the search index (brought up to date first), so only the
+    chunks listed are read; the archive, or a store whose index cannot be read, from the files."""
     for name, value in (("since", since), ("until", until)):
         if value:
             _timestamp(value, name)  # a clear error before the chunk files are read (list_chunks reads the value)
-    chunks = store.list_chunks(since=since or None, until=until or None, **filters)
+    since, until = since or None, until or None
+    if not archived:
+        up_to_date(store)
+        found = store.list_indexed(since=since, until=until, max_sensitivity=max_sensitivity, limit=limit,
+                                   newest_first=newest_first, **filters)
+        if found is not None:
+            return found
+    within = filters.pop("within", None)
+    chunks = [c for c in store.list_chunks(since=since, until=until, archived=archived, **filters)
+              if within is None or c.project in (None, within) or scope_of_chunk(c) in OWN_SCOPES]
     shown = [c for c in chunks if not too_sensitive(c, max_sensitivity)]
     if newest_first:
         shown.reverse()
