@@ -109,3 +109,22 @@ def from_the_files(store, *, within=None, limit=None, newest_first=False, **filt
     shown = [c for c in chunks if c.metadata.get("sensitivity") not in ("high", "hyper")]
     shown = shown[::-1] if newest_first else shown
     return shown[:limit] if limit else shown, len(chunks) - len(shown)
+
+
+def test_a_filtered_recall_finds_the_match_ranked_below_the_top_of_the_whole_store(project, isolated_memory):  # noqa: F811
+    store = ChunkStore(isolated_memory)
+    store.create_many([{"content": f"Postgres pool note {i}: postgres pool size {10 + i} for postgres replica {i}",
+                        "chunk_type": "fact", "created": f"2026-03-01T10:{i:02d}:00Z"} for i in range(60)])
+    store.create_chunk("We decided to keep Postgres for billing", chunk_type="decision",
+                       created="2026-02-01T10:00:00Z")
+    store.create_chunk("Postgres pool size is 80 since the March load test", chunk_type="fact",
+                       created="2026-03-20T10:00:00Z")
+    for_type = actions.recall_memories(store, "postgres", project=None, chunk_type="decision", track=False)
+    assert [item.text for item in for_type.items] == ["We decided to keep Postgres for billing"]
+    since = actions.recall_memories(store, "postgres pool", project=None, since="2026-03-15", track=False)
+    assert [item.text for item in since.items] == ["Postgres pool size is 80 since the March load test"]
+
+    async def scenario(client):
+        return ok(await client.call_tool("recall", {"query": "postgres", "type": "decision"}))
+
+    assert "keep Postgres for billing" in text_of(run(scenario, project))

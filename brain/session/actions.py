@@ -11,7 +11,6 @@ answer is the same whether or not such words were stored). Only the person lower
 (`lower_sensitivity`): a reader that could would read what it lowered.
 """
 from brain.capture.scopes import scope_of
-from brain.index.access import record_access
 from brain.index.listing import OWN_SCOPES
 from brain.recall.depth import render, structure_lines, summary_line
 from brain.recall.recall import recall
@@ -23,14 +22,11 @@ from brain.store.lifecycle import (contest, own_store_beside, reinstate, remembe
                                    set_deletion_policy, set_pinned, set_scope, supersede, supersede_with_statement)
 from brain.util.errors import ChunkNotFound, ChunkValidationError, RlmMemError
 from brain.util.timestamps import normalize_timestamp
-from brain.util.tokens import estimate_tokens
 
 class InvalidDate(ChunkValidationError):
     """A since/until that is not an ISO date or time."""
 
 
-FILTER_WIDEN = 4  # a filtered recall ranks this many times its budget, then keeps what matches within the budget
-DAY_LINE_TOKENS = 3  # a recalled item under a day not shown yet costs that day's line too (as recall counts it)
 
 
 def scope_of_chunk(chunk) -> str:
@@ -92,31 +88,12 @@ def up_to_date(store) -> None:
 def recall_memories(store, query: str, *, project, limit=None, budget_tokens=None, depth="full",
                     max_sensitivity="medium", files=(), track=True, chunk_type=None, since=None):
     """recall/recall.recall over the store brought up to date first (chunk files changed behind rlm-mem's back,
-    a git pull, are indexed before ranking). `chunk_type` and `since` (an ISO date or time) keep only the memories
-    of that type, or made since then: ranked over a wider budget, then fitted into the one asked for."""
+    a git pull, are indexed before ranking). `chunk_type` and `since` (an ISO date or time): only the memories of
+    that type, or made since then, are ranked."""
     up_to_date(store)
-    if since:
-        since = _timestamp(since, "since")
-    options = dict(project=project, depth=depth, max_sensitivity=max_sensitivity, files=files)
-    if chunk_type is None and not since:
-        return recall(store.root, query, limit=limit, budget_tokens=budget_tokens, track=track, **options)
-    budget = recall(store.root, query, budget_tokens=budget_tokens, track=False, **options).budget_tokens
-    wide = recall(store.root, query, limit=limit, budget_tokens=budget * FILTER_WIDEN, track=False, **options)
-    kept, used, days = [], 0, set()
-    for item in wide.items:
-        if (chunk_type and item.type != chunk_type) or (since and item.created < since):
-            continue
-        cost = estimate_tokens(item.line()) + (0 if item.day in days else DAY_LINE_TOKENS)
-        if used + cost <= budget:
-            kept.append(item)
-            days.add(item.day)
-            used += cost
-    if track and kept:
-        try:
-            record_access(store.root, [item.id for item in kept])
-        except OSError:
-            pass  # a read-only store can still be recalled from
-    return type(wide)(query, kept, budget, depth, wide.candidates)
+    return recall(store.root, query, project=project, limit=limit, budget_tokens=budget_tokens, depth=depth,
+                  max_sensitivity=max_sensitivity, files=files, track=track, chunk_type=chunk_type,
+                  since=_timestamp(since, "since") if since else None)
 
 
 def _timestamp(value: str, name: str) -> str:
