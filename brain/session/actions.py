@@ -18,7 +18,7 @@ from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
 from brain.store.chunk import is_chunk_id
 from brain.store.chunk_store import relation_note
-from brain.store.lifecycle import (contest, own_store_beside, reinstate, remember_memory, retract,
+from brain.store.lifecycle import (contest, own_store_beside, reinstate, remember_memory, require_visible, retract,
                                    set_deletion_policy, set_pinned, set_scope, supersede, supersede_with_statement)
 from brain.util.errors import ChunkNotFound, ChunkValidationError, RlmMemError
 from brain.util.timestamps import normalize_timestamp
@@ -235,6 +235,8 @@ def update(store, ref: str, *, reason=None, deletion_policy=None,
                                    "deletion policy")
     if "confidence" in changes and not 0.0 <= changes["confidence"] <= 1.0:
         raise ChunkValidationError("confidence must be between 0 and 1")
+    if "content" in changes:
+        require_visible(changes["content"])
     chunk_id = permitted(store, ref, max_sensitivity)
     if "sensitivity" in changes and not lower_sensitivity:
         current = store.get_chunk(chunk_id, track=False)

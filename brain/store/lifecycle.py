@@ -9,6 +9,7 @@ import os
 from brain.context.location import own_root
 from brain.cpython.fast import sqlite3
 from brain.index import access, search_index
+from brain.safety.fence import has_visible
 from brain.safety.redact import redact
 from brain.store import sensitivity
 from brain.store.audit import audit
@@ -173,12 +174,20 @@ def procedure_text(content: str, procedure: dict) -> str:
     return "\n\n".join(s for s in sections if s)
 
 
+def require_visible(content) -> None:
+    """ChunkValidationError for text a reader would see as nothing (only invisible or control characters)."""
+    if isinstance(content, str) and content.strip() and not has_visible(content):
+        raise ChunkValidationError("content has no visible character (only invisible or control characters); "
+                                   "give the text to remember")
+
+
 def remember_memory(store, content: str, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
                     supersedes=(), pinned=False, project=None, kind="memory", created=None, key=None,
                     source="interaction", extra_metadata=None, procedure=None, max_sensitivity=None):
     """The deliberate "remember this" path used by the CLI and the agent: dedup, store, supersede, pin.
     `procedure` ({"steps", "preconditions", "postconditions"}: lists of text) makes it seed 003's procedure;
     `max_sensitivity`: the reader's level (find_duplicate)."""
+    require_visible(content)
     if procedure:
         content = procedure_text(content, procedure)
         chunk_type = chunk_type or "pattern"
