@@ -3,18 +3,17 @@ file (reading every file to list twenty took 35 s and 442 MB at 100k chunks). Th
 files of the ids returned. The index holds the active store only: the archive is listed from its files."""
 from brain.cpython.fast import sqlite3
 from brain.index.search_index import connect
-from brain.store import sensitivity
 
 OWN_SCOPES = ("user", "global")  # the person's own memory: shown in every project, as recall does
 
 
 def matching_ids(root, *, conversation_id=None, tags=(), chunk_type=None, since=None, until=None, project=None,
-                 within=None, kind=None, status=None, max_sensitivity=None, limit=None,
+                 within=None, kind=None, status=None, hidden_levels=(), limit=None,
                  newest_first=False) -> tuple | None:
-    """(ids, how many more matched but are above `max_sensitivity`), oldest first unless `newest_first`; None when
-    the index cannot be read (the caller lists from the files). `since`/`until` are normalized timestamps;
-    `project`: that project's alone; `within`: that project's, those of no project and the person's own (scope
-    user or global) from any project, recall's scoping."""
+    """(ids, how many more matched but are at one of the sensitivity `hidden_levels`), oldest first unless
+    `newest_first`; None when the index cannot be read (the caller lists from the files). `since`/`until` are
+    normalized timestamps; `project`: that project's alone; `within`: that project's, those of no project and the
+    person's own (scope user or global) from any project, recall's scoping."""
     where, args = [], []
     for column, value in (("conversation_id", conversation_id), ("type", chunk_type), ("project", project),
                           ("kind", kind), ("status", status)):
@@ -34,8 +33,6 @@ def matching_ids(root, *, conversation_id=None, tags=(), chunk_type=None, since=
         where.append(f"id IN (SELECT id FROM tags WHERE tag IN {_placeholders(tags)} GROUP BY id "
                      "HAVING count(DISTINCT tag) = ?)")
         args += [*tags, len(tags)]
-    hidden_levels = () if max_sensitivity is None else \
-        sensitivity.LEVELS[len(sensitivity.allowed(max_sensitivity)):]
     matched = " AND ".join(where) or "1"
     order = "DESC" if newest_first else "ASC"
     try:

@@ -37,6 +37,7 @@ from brain.store.chunk import (
 from brain.store.chunking import ChunkingEngine
 from brain.store.episodes import forget_episode
 from brain.store.layout import READ_FLAGS, StoreLayout
+from brain.store.sensitivity import LEVELS, allowed
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
 from brain.store.write_session import writing
@@ -139,7 +140,8 @@ class ChunkStore:
         want_tags, since, until = _list_filters(chunk_type, tags, since, until)
         found = listing.matching_ids(self.root, conversation_id=conversation_id, tags=sorted(want_tags),
                                      chunk_type=chunk_type, since=since, until=until,
-                                     max_sensitivity=max_sensitivity, limit=limit, newest_first=newest_first,
+                                     hidden_levels=() if max_sensitivity is None else
+                                     LEVELS[len(allowed(max_sensitivity)):], limit=limit, newest_first=newest_first,
                                      **columns)
         if found is None:
             return None
