@@ -419,8 +419,21 @@ def test_an_mcp_server_of_that_name_someone_else_registered_is_left_alone(bundle
     settings_path = write_settings(project)
     report = install(settings_path, bundle, skills_dir=None, project=project, mcp_config=claude_json)
     assert "left the MCP server 'rlm-mem'" in report.summary()
+    assert "mcp__rlm-mem" not in read(settings_path)["permissions"]["allow"]  # their tools are not ours to approve
     uninstall(settings_path)
     assert read(claude_json)["projects"][str(project.resolve())]["mcpServers"]["rlm-mem"] == theirs
+
+
+def test_a_symlinked_claude_json_is_edited_through_the_link(bundle, project, claude_json, tmp_path):
+    real = tmp_path / "dotfiles" / "claude.json"
+    real.parent.mkdir()
+    claude_json.rename(real)
+    claude_json.symlink_to(real)  # a dotfiles manager's link
+    settings_path = write_settings(project)
+    install(settings_path, bundle, skills_dir=None, project=project, mcp_config=claude_json)
+    assert claude_json.is_symlink() and "rlm-mem" in read(real)["projects"][str(project.resolve())]["mcpServers"]
+    uninstall(settings_path)
+    assert claude_json.is_symlink() and "mcpServers" not in json.dumps(read(real))
 
 
 @pytest.mark.parametrize("content", ["{not json", '{"projects": []}', '{"mcpServers": "x"}'])

@@ -108,3 +108,48 @@ def test_an_install_that_fails_is_a_tool_error_and_the_server_keeps_answering(pl
     answer, listed = anyio.run(scenario)
     assert answer.is_error and "could not install rlm-mem's Python packages" in answer.content[0].text
     assert len(listed.tools) == len(TOOLS)
+
+
+def test_an_unwritable_cache_folder_is_a_clear_tool_error_and_resources_are_listed(plugin, tmp_path):
+    copy, cache, env = plugin
+    (tmp_path / "cachefile").write_text("a file where the cache folder should be\n")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cachefile")
+
+    async def scenario():
+        async with connect(copy, env, tmp_path) as client:
+            resources = await client.list_resources()
+            for _ in range(60):
+                answer = await client.call_tool("recall", {"query": "port"})
+                if answer.content[0].text != INSTALLING:
+                    break
+                await anyio.sleep(0.5)
+            return answer, resources
+
+    answer, resources = anyio.run(scenario)
+    assert answer.is_error and "cannot start its server" in answer.content[0].text, answer.content[0].text
+    assert sorted(str(r.uri) for r in resources.resources) == ["rlm-mem://brief", "rlm-mem://core"]
+
+
+def test_a_stand_in_leaves_when_its_client_closes_stdin_while_another_process_installs(plugin, tmp_path):
+    import subprocess
+
+    copy, cache, env = plugin
+    cache.mkdir(parents=True)
+    lock = open(cache / "python.lock", "a")  # another process is installing, and stays at it
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    server = subprocess.Popen([PYTHON, "-I", str(copy / "scripts" / "rlm_mem.py"), "mcp"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(tmp_path))
+    try:
+        server.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+        server.stdin.flush()
+        assert b'"id":1' in server.stdout.readline()
+        server.stdin.close()
+        assert server.wait(timeout=15) == 0
+        assert b"Traceback" not in server.stderr.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+        server.stdout.close()
+        server.stderr.close()
+        lock.close()
+

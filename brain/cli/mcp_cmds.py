@@ -23,4 +23,4 @@ def mcp(env):
       {"mcpServers": {"rlm-mem": {"command": "/path/to/rlm-mem/bin/rlm-mem", "args": ["mcp"]}}}
     """
     store = ChunkStore(env.root, actor=os.environ.get("RLM_MEM_ACTOR") or "mcp")
-    serve(store, env.project, disabled=env.disabled, max_sensitivity=limit_from_env())
+    serve(store, env.project, max_sensitivity=limit_from_env())  # the off switch: read at every call

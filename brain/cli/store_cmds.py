@@ -78,7 +78,7 @@ def remember(env, content, chunk_type, tags, conversation, confidence, supersede
     chunks = actions.remember(env.store, content, env.project, chunk_type=chunk_type, tags=tags,
                               conversation_id=conversation, confidence=confidence, supersedes=supersedes, pinned=pin,
                               sensitivity_level=sensitivity, scope=scope, deletion_policy=deletion_policy,
-                              procedure=procedure)
+                              procedure=procedure, max_sensitivity=None)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
@@ -107,7 +107,7 @@ def supersede(env, old, statement, chunk_type, tags, as_json):
       rlm-mem supersede chunk-2026-02-10-1a2b3c4d "We deploy with Kamal now" --type decision
     """
     chunks = actions.supersede_by(env.store, old, read_content(statement), env.project, chunk_type=chunk_type,
-                                  tags=tags)
+                                  tags=tags, max_sensitivity=None)
     if as_json:
         emit_json([c.to_dict() for c in chunks])
     else:
@@ -178,7 +178,7 @@ def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, de
     chunk = actions.update(env.store, chunk_id, reason=reason,
                            content=None if content is None else read_content(content), chunk_type=chunk_type,
                            tags=tags, confidence=parse_confidence(confidence), sensitivity=sensitivity,
-                           deletion_policy=deletion_policy)
+                           deletion_policy=deletion_policy, max_sensitivity=None, lower_sensitivity=True)
     emit_json(chunk.to_dict()) if as_json else click.echo(chunk.id)
 
 @click.command()
@@ -188,7 +188,7 @@ def update(env, chunk_id, content, chunk_type, tags, confidence, sensitivity, de
 @pass_env
 def forget(env, chunk_id, permanent, reason):
     """Archive a memory (restore brings it back), or delete it with --permanent."""
-    chunk_id = actions.forget(env.store, chunk_id, permanent=permanent, reason=reason)
+    chunk_id = actions.forget(env.store, chunk_id, permanent=permanent, reason=reason, max_sensitivity=None)
     click.echo(f"{'deleted' if permanent else 'archived'} {chunk_id}")
 
 @click.command()
@@ -251,12 +251,12 @@ def link(env, source_id, target_id, link_type, strength, context, remove, as_jso
       rlm-mem link 1a2b3c4d 5e6f7a8b --type solves --strength 0.8 --context "keepalive stops the idle drops"
       rlm-mem link 1a2b3c4d 5e6f7a8b --type contradicts
     """
-    source_id, target_id = env.full_id(source_id), env.full_id(target_id)
-    chunk = env.store.link_chunks(source_id, target_id, link_type, remove=remove, strength=strength, context=context)
+    chunk, target_id = actions.link(env.store, env.full_id(source_id), env.full_id(target_id), link_type,
+                                    remove=remove, strength=strength, context=context, max_sensitivity=None)
     if as_json:
         emit_json(chunk.to_dict())
     else:
-        click.echo(f"{'unlinked' if remove else 'linked'} {source_id} {link_type} {target_id}")
+        click.echo(f"{'unlinked' if remove else 'linked'} {chunk.id} {link_type} {target_id}")
 
 
 def _status_command(action, verb: str, example: str, doc: str):

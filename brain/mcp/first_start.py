@@ -18,15 +18,14 @@ import io
 import json
 import sys
 import threading
-import time
 
 from brain.context.dependencies import ready
-from brain.mcp.catalog import INSTALLING, INSTRUCTIONS, SERVER_NAME, TOOLS
+from brain.mcp.catalog import INSTALLING, INSTRUCTIONS, RESOURCES, SERVER_NAME, TOOLS
 from brain.setup.provision import ProvisionError, provision
 
 POLL = 0.5  # seconds between looks while another process installs the packages
 HANDSHAKE = ("initialize", "notifications/initialized")
-METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR = -32601, -32600, -32700
+METHOD_NOT_FOUND, INVALID_REQUEST, PARSE_ERROR, INTERNAL_ERROR = -32601, -32600, -32700, -32603
 PROTOCOL_VERSION = "2025-06-18"  # answered when the client names none
 LIST_CHANGED = b'{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n'
 
@@ -36,6 +35,7 @@ class Installer:
 
     def __init__(self, bundle_root):
         self.bundle_root, self.error, self._thread = bundle_root, None, None
+        self.closed = threading.Event()  # the client went away: stop waiting for another process's install
         self.start()
 
     def start(self) -> None:
@@ -51,8 +51,11 @@ class Installer:
             except ProvisionError as exc:
                 self.error = str(exc)
                 return
-            if not ready(self.bundle_root):
-                time.sleep(POLL)
+            except Exception as exc:  # noqa: BLE001 - an unwritable cache folder: said by the tools, no traceback
+                self.error = f"cannot install its packages: {exc}"
+                return
+            if not ready(self.bundle_root) and self.closed.wait(POLL):
+                return
 
     def state(self) -> str:
         if ready(self.bundle_root):
@@ -77,12 +80,14 @@ def serve_while_installing(bundle_root, start_server, stdin=None, stdout=None) -
     while True:
         line = stdin.readline()
         if not line:
+            installer.closed.set()
             return 0
         message = _parse(line)
         if isinstance(message, dict) and installer.state() == "ready":
             importlib.invalidate_caches()  # the packages' folder did not exist when the import system first looked
-            stdout.write(LIST_CHANGED)  # the client asks again, and gets the real server's argument schemas
-            stdout.flush()
+            if handshake:  # the stand-in answered initialize: now the client may hear that the tools changed
+                stdout.write(LIST_CHANGED)  # it asks again, and gets the real server's argument schemas
+                stdout.flush()
             _hand_over(handshake, line, stdin, stdout)
             start_server()
             return 0
@@ -119,15 +124,20 @@ def _answer(message, installer: Installer):
     if method == "tools/list":
         return _result(ident, {"tools": [{"name": name, "description": text, "inputSchema": {"type": "object"}}
                                          for name, text in TOOLS.items()]})
-    if method in ("resources/list", "resources/templates/list"):
-        return _result(ident, {"resources" if method == "resources/list" else "resourceTemplates": []})
-    if method == "tools/call":
+    if method == "resources/list":
+        return _result(ident, {"resources": [{"uri": uri, "name": name, "description": text, "mimeType":
+                                              "text/markdown"} for uri, (name, text) in RESOURCES.items()]})
+    if method == "resources/templates/list":
+        return _result(ident, {"resourceTemplates": []})
+    if method in ("tools/call", "resources/read"):
         state = installer.state()
         if state == "installing":
             text = INSTALLING
         else:
             text = f"rlm-mem cannot start its server: {state}"
             installer.retry()
+        if method == "resources/read":
+            return _error(ident, INTERNAL_ERROR, text)
         return _result(ident, {"content": [{"type": "text", "text": text}], "isError": True})
     return _error(ident, METHOD_NOT_FOUND, f"{method} is not available while rlm-mem installs its packages")
 

@@ -9,6 +9,8 @@ chunk files, so what a hook wrote a moment ago is there on the next call. stdio 
 Tool schemas come from the tools' typed signatures (brain/mcp/tools.py); `compact` takes out what costs a model
 tokens and tells it nothing (pydantic's titles, `anyOf` with null for an optional argument, a null default).
 """
+import os
+
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources import FunctionResource
@@ -16,13 +18,11 @@ from mcp.server.mcpserver.tools import Tool
 
 from brain import __version__
 from brain.mcp.catalog import INSTRUCTIONS, RESOURCES, SERVER_NAME, TOOLS
+from brain.context.project import CONFIG_NAME, memory_disabled
 from brain.mcp.tools import MemoryTools
-from brain.recall.core import build_core
+from brain.safety.fence import fence
 from brain.session.brief import current_brief
 from brain.util.errors import RlmMemError, describe
-
-OFF = "memory is switched off for this project (`rlm-mem enable` switches it on)"
-
 
 def compact(schema):
     """A JSON schema without pydantic's titles, null alternatives and null defaults (validation is pydantic's
@@ -44,18 +44,39 @@ def compact(schema):
     return out
 
 
-def build(store, project, *, disabled: bool = False, max_sensitivity: str = "medium") -> MCPServer:
-    """The server over `store` for `project` (a ProjectInfo)."""
-    tools = MemoryTools(store, project, off=OFF if disabled else None, max_sensitivity=max_sensitivity)
+class OffSwitch:
+    """Whether memory is switched off for the project at `project_root`, read again whenever its .rlm-mem.json
+    changes (one stat per call), so `rlm-mem disable` stops a server that is running, from its next call on."""
+
+    def __init__(self, project_root):
+        self.root = project_root
+        self.path = os.path.join(os.fspath(project_root), CONFIG_NAME) if project_root else None
+        self.seen, self.off = (), False
+
+    def __call__(self) -> bool:
+        try:
+            st = os.stat(self.path) if self.path else None
+            seen = (st.st_mtime_ns, st.st_size, st.st_ino) if st else None
+        except OSError:
+            seen = None
+        if seen != self.seen:
+            self.seen, self.off = seen, memory_disabled(self.root)
+        return self.off
+
+
+def build(store, project, *, switched_off=None, max_sensitivity: str = "medium") -> MCPServer:
+    """The server over `store` for `project` (a ProjectInfo); `switched_off()` is asked at every call (default:
+    the project's off switch)."""
+    tools = MemoryTools(store, project, switched_off=switched_off or OffSwitch(project.root),
+                        max_sensitivity=max_sensitivity)
     defined = []
     for name, fn in tools.functions().items():
         made = Tool.from_function(fn, name=name, description=TOOLS[name], annotations=fn.annotations,
                                   structured_output=False)
         made.parameters = compact(made.parameters)
         defined.append(made)
-    readers = {"core": lambda: _read(disabled, lambda: build_core(store.root, project.id,
-                                                                   max_sensitivity=max_sensitivity)["text"]),
-               "brief": lambda: _read(disabled, lambda: _brief(store.root, project, max_sensitivity))}
+    readers = {"core": lambda: _read(tools, lambda: fence(tools.core_digest(project.id)["text"], label="core")),
+               "brief": lambda: _read(tools, lambda: _brief(store.root, project, max_sensitivity))}
     resources = [FunctionResource(uri=uri, name=name, description=description, mime_type="text/markdown",
                                   fn=readers[name]) for uri, (name, description) in RESOURCES.items()]
     return MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=__version__, tools=defined,
@@ -67,15 +88,15 @@ def _brief(root, project, max_sensitivity: str) -> str:
     return brief.get("memory") or "rlm-mem: no memories stored yet for this project."
 
 
-def _read(disabled: bool, read) -> str:
-    if disabled:
-        raise ResourceError(OFF)
+def _read(tools, read) -> str:
+    if tools.off:
+        raise ResourceError(tools.off)
     try:
         return read()
     except (RlmMemError, OSError, ValueError) as exc:
         raise ResourceError(describe(exc) or str(exc)) from exc
 
 
-def serve(store, project, *, disabled: bool = False, max_sensitivity: str = "medium") -> None:
+def serve(store, project, *, max_sensitivity: str = "medium") -> None:
     """Answer MCP requests on stdin/stdout until the client closes stdin."""
-    build(store, project, disabled=disabled, max_sensitivity=max_sensitivity).run("stdio")
+    build(store, project, max_sensitivity=max_sensitivity).run("stdio")

@@ -25,15 +25,16 @@ from brain.narrative.causes import chain_lines
 from brain.narrative.causes import why as why_chain
 from brain.narrative.chapters import chapters as project_chapters
 from brain.narrative.chapters import wisdom as project_wisdom
-from brain.recall.core import build_core
+from brain.recall.core import CORE_BUDGET_TOKENS, build_core
 from brain.recall.depth import DEPTHS
 from brain.safety.fence import fence
 from brain.session import actions
 from brain.store import sensitivity
 from brain.store.chunk import CHUNK_TYPES, MANUAL_LINK_TYPES
-from brain.store.lifecycle import SCOPES, contest, reinstate, retract, set_pinned
+from brain.store.lifecycle import SCOPES
 from brain.util.errors import RlmMemError, describe
 
+OFF = "memory is switched off for this project (`rlm-mem enable` switches it on)"
 MAX_TEXT = 20_000  # characters a tool takes as a memory's text (the command line takes files; a model, notes)
 MAX_QUERY = 2_000
 MAX_NOTE = 500  # a reason, a tag list
@@ -71,12 +72,22 @@ def answer(text: str, structured: dict) -> CallToolResult:
 
 
 class MemoryTools:
-    """The tools over one store, for the project the server was started in (`project`: a ProjectInfo); `off` is
-    the message every tool answers when memory is switched off there; `max_sensitivity` is the most private level
-    a tool shows (RLM_MEM_MAX_SENSITIVITY, as for the hooks)."""
+    """The tools over one store, for the project the server was started in (`project`: a ProjectInfo);
+    `switched_off()` says, at each call, whether memory is off there (every tool then answers OFF);
+    `max_sensitivity` is the most private level a tool shows (RLM_MEM_MAX_SENSITIVITY, as for the hooks)."""
 
-    def __init__(self, store, project, *, off: str | None = None, max_sensitivity: str = "medium"):
-        self.store, self.project, self.off, self.max_sensitivity = store, project, off, max_sensitivity
+    def __init__(self, store, project, *, switched_off=lambda: False, max_sensitivity: str = "medium"):
+        self.store, self.project, self.switched_off, self.max_sensitivity = (store, project, switched_off,
+                                                                             max_sensitivity)
+
+    @property
+    def off(self) -> str | None:
+        return OFF if self.switched_off() else None
+
+    def core_digest(self, project_id, budget: int = CORE_BUDGET_TOKENS) -> dict:
+        """The CORE digest (recall/core.py) over the store brought up to date first, as the hooks read it."""
+        actions.up_to_date(self.store)
+        return build_core(self.store.root, project_id, budget_tokens=budget, max_sensitivity=self.max_sensitivity)
 
     def functions(self) -> dict:
         """{tool name: bound method}, in catalog order."""
@@ -89,7 +100,7 @@ class MemoryTools:
     @tool(read_only=True)
     def recall(self, query: Annotated[str, Field(min_length=1, max_length=MAX_QUERY)],
                budget: Annotated[int | None, Field(ge=50, le=8000)] = None,
-               project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
+               project: Annotated[str | None, Field(max_length=200, description="id, or all")] = None,
                type: ChunkType = None, since: Date = None) -> CallToolResult:
         result = actions.recall_memories(self.store, query, project=self._project(project), budget_tokens=budget,
                                          max_sensitivity=self.max_sensitivity, chunk_type=type, since=since)
@@ -105,7 +116,7 @@ class MemoryTools:
                  supersedes: Id | None = None) -> CallToolResult:
         chunks = actions.remember(self.store, content, self.project, chunk_type=type, tags=tags,
                                   supersedes=[supersedes] if supersedes else (), sensitivity_level=sensitivity,
-                                  scope=scope)
+                                  scope=scope, max_sensitivity=self.max_sensitivity)
         ids = [c.id for c in chunks]
         scopes = sorted({actions.scope_of_chunk(c) for c in chunks})
         return answer(f"Remembered {', '.join(ids)} (scope {', '.join(scopes)}).", {"ids": ids, "scopes": scopes})
@@ -118,10 +129,11 @@ class MemoryTools:
     @tool("list", read_only=True)
     def list_(self, type: ChunkType = None, tags: Note = None, since: Date = None, until: Date = None,
               kind: Annotated[str | None, Field(max_length=40, description="memory, turn, session...")] = None,
-              project: Annotated[str | None, Field(max_length=200)] = None,
+              project: Annotated[str | None, Field(max_length=200, description="id, or all")] = None,
               limit: Annotated[int, Field(ge=1, le=200)] = 20) -> CallToolResult:
         chunks, hidden = actions.list_memories(self.store, chunk_type=type, tags=tags, since=since, until=until,
-                                               kind=kind, project=project, limit=limit, newest_first=True,
+                                               kind=kind, within=self._project(project), limit=limit,
+                                               newest_first=True,
                                                max_sensitivity=self.max_sensitivity)
         lines = [actions.chunk_line(c) for c in chunks]
         text = fence("\n".join(lines), label="memories") if lines else "No memories match."
@@ -134,24 +146,26 @@ class MemoryTools:
                type: ChunkType = None, tags: Note = None, sensitivity: Sensitivity = None,
                reason: Note = None) -> CallToolResult:
         chunk = actions.update(self.store, id, reason=reason, content=content, chunk_type=type, tags=tags,
-                               sensitivity=sensitivity)
+                               sensitivity=sensitivity, max_sensitivity=self.max_sensitivity)
         return answer(f"Updated {chunk.id}.", {"id": chunk.id})
 
     @tool()
     def supersede(self, old: Id, statement: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)],
                   type: ChunkType = None, tags: Note = None) -> CallToolResult:
-        chunks = actions.supersede_by(self.store, old, statement, self.project, chunk_type=type, tags=tags)
+        chunks = actions.supersede_by(self.store, old, statement, self.project, chunk_type=type, tags=tags,
+                                      max_sensitivity=self.max_sensitivity)
         old_id, new_id = self.store.resolve_id(old), chunks[0].id
         return answer(f"{old_id} is marked as replaced by {new_id}.", {"old": old_id, "new": new_id})
 
     @tool()
     def forget(self, id: Id, reason: Note = None) -> CallToolResult:
-        chunk_id = actions.forget(self.store, id, reason=reason or "forgotten through MCP")
+        chunk_id = actions.forget(self.store, id, reason=reason or "forgotten through MCP",
+                                  max_sensitivity=self.max_sensitivity)
         return answer(f"Archived {chunk_id} (restore brings it back).", {"id": chunk_id, "status": "archived"})
 
     @tool()
     def restore(self, id: Id) -> CallToolResult:
-        chunk = self.store.restore_chunk(self.store.resolve_id(id))
+        chunk = actions.restore(self.store, id, max_sensitivity=self.max_sensitivity)
         return answer(f"Restored {chunk.id}.", {"id": chunk.id, "status": chunk.status})
 
     @tool()
@@ -163,24 +177,22 @@ class MemoryTools:
         return self._pinned(id, False)
 
     def _pinned(self, ref: str, pinned: bool) -> CallToolResult:
-        chunk = set_pinned(self.store, self.store.resolve_id(ref), pinned)
+        chunk = actions.pin(self.store, ref, pinned, max_sensitivity=self.max_sensitivity)
         return answer(f"{'Pinned' if pinned else 'Unpinned'} {chunk.id}.", {"id": chunk.id, "pinned": pinned})
 
     @tool()
     def link(self, source: Id, target: Id, type: Literal[MANUAL_LINK_TYPES],
              strength: Annotated[float | None, Field(ge=0, le=1)] = None, context: Note = None,
              remove: bool = False) -> CallToolResult:
-        source_id, target_id = self.store.resolve_id(source), self.store.resolve_id(target)
-        self.store.link_chunks(source_id, target_id, type, remove=remove, strength=strength, context=context)
-        done = "Unlinked" if remove else "Linked"
-        return answer(f"{done}: {source_id} {type} {target_id}.",
-                      {"source": source_id, "target": target_id, "type": type, "removed": remove})
+        chunk, target_id = actions.link(self.store, source, target, type, remove=remove, strength=strength,
+                                        context=context, max_sensitivity=self.max_sensitivity)
+        return answer(f"{'Unlinked' if remove else 'Linked'}: {chunk.id} {type} {target_id}.",
+                      {"source": chunk.id, "target": target_id, "type": type, "removed": remove})
 
     @tool()
     def status(self, id: Id, status: Literal["contested", "retracted", "active"],
                reason: Note = None) -> CallToolResult:
-        change = {"contested": contest, "retracted": retract, "active": reinstate}[status]
-        chunk = change(self.store, self.store.resolve_id(id), reason=reason)
+        chunk = actions.set_status(self.store, id, status, reason=reason, max_sensitivity=self.max_sensitivity)
         actions.refresh_brief(self.store.root, chunk.project or self.project.id)
         return answer(f"{chunk.id} is {chunk.status}.", {"id": chunk.id, "status": chunk.status})
 
@@ -213,10 +225,9 @@ class MemoryTools:
                       | {"recurring_errors": len(found["recurring_errors"]), "chapters": found["chapters"]})
 
     @tool(read_only=True)
-    def core(self, project: Annotated[str | None, Field(max_length=200, description="id; all: every project")] = None,
+    def core(self, project: Annotated[str | None, Field(max_length=200, description="id, or all")] = None,
              budget: Annotated[int, Field(ge=200, le=3000)] = 3000) -> CallToolResult:
-        digest = build_core(self.store.root, self._project(project), budget_tokens=budget,
-                            max_sensitivity=self.max_sensitivity)
+        digest = self.core_digest(self._project(project), budget)
         sections = [{"key": part["key"], "ids": [item["id"] for item in part["items"]]} for part in digest["sections"]]
         return answer(fence(digest["text"], label="core"), {"project": digest["project"], "items": digest["items"],
                                                             "tokens": digest["tokens"], "sections": sections})

@@ -32,8 +32,10 @@ _LEFT_OPEN = []  # connections of a process about to leave (recall's `exiting`)
 
 
 def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, depth="full",
-           max_sensitivity="medium", files=(), now=None, track=True, exiting=False) -> RecallResult:
+           max_sensitivity="medium", files=(), now=None, track=True, exiting=False, chunk_type=None,
+           since=None) -> RecallResult:
     """The memories under `root` that answer `query`, best first within `budget_tokens` (see the module doc).
+    `chunk_type`, `since` (a normalized timestamp): only memories of that type, or made since then, are ranked.
     `now`: a datetime (naive means UTC) or epoch seconds; the current time by default. `exiting`: the process
     leaves through os._exit right after (the prompt hook), so the read-only index is left open: closing it
     (unmapping it, freeing its page cache) cost ~0.8 ms of the hook at 100,000 memories (bench/run.py)."""
@@ -56,7 +58,7 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
         conn.row_factory = sqlite3.Row
         prompt = Prompt(query, tuple(files or ()), now)
         ranked, considered = rank(conn, prompt, project, max_sensitivity, now,
-                                  candidates.value_changes(conn, project))
+                                  candidates.value_changes(conn, project), Only(chunk_type, since))
         # A prompt that only touches the store (a word or two of it) gets a short context: if it asked about
         # memory, the best few items hold the answer; if it did not, little is in the way.
         if prompt.weak:
@@ -79,8 +81,9 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
     return RecallResult(query, items, budget, depth, considered)
 
 
-def rank(conn, prompt, project, max_sensitivity, now, changes=()):
-    """(scored candidates best first, how many were considered). Each candidate: (score, row, why)."""
+def rank(conn, prompt, project, max_sensitivity, now, changes=(), only=None):
+    """(scored candidates best first, how many were considered). Each candidate: (score, row, why); `only`: the
+    filter (Only) candidates pass before they are ranked."""
     total = chunk_count(conn)  # a kept count: count(*) costs 3 ms at 100k chunks (bench/run.py)
     if not total:
         return [], 0
@@ -94,9 +97,47 @@ def rank(conn, prompt, project, max_sensitivity, now, changes=()):
         and not (found.file_rows or found.open_work or found.dated or prompt.asks_history)
     found.text = scoring.by_share_held(found.text, cover.share)
     scores = scoring.starting_scores(conn, found, prompt)
+    if only:
+        scores = only.kept(conn, scores, prompt.words)
     best = sorted(scores, key=scores.get, reverse=True)[:weights.MAX_CANDIDATES]
     weighing = scoring.Weighing(conn, prompt, project, now, max_sensitivity, found, changes)
     ranked = weighing.with_changes(weighing.weigh(best, scores), scores)
+    if only:
+        ranked = [r for r in ranked if only.matches(r[1])]  # a change a replaced value brought
     ranked.sort(key=lambda r: (r[0], r[1]["created"]), reverse=True)
     floor = ranked[0][0] * weights.RELATIVE_MIN if ranked else 0.0
     return [r for r in ranked if r[0] >= floor], len(scores)
+
+
+class Only:
+    """A filtered recall's filter: a type, a first moment. Applied to the candidates before ranking, so a match
+    ranked below the top of the whole store is still found, and each prompt word's best rows in the filtered part
+    are read too (a word's TERM_ROWS best over the whole store may hold none of them)."""
+
+    def __init__(self, chunk_type=None, since=None):
+        self.chunk_type, self.since = chunk_type, since
+        where = [c for c, v in (("type = ?", chunk_type), ("created >= ?", since)) if v]
+        self.where, self.args = " AND ".join(where), [v for v in (chunk_type, since) if v]
+
+    def __bool__(self) -> bool:
+        return bool(self.where)
+
+    def matches(self, row) -> bool:
+        return (not self.chunk_type or row["type"] == self.chunk_type) and \
+            (not self.since or row["created"] >= self.since)
+
+    def kept(self, conn, scores: dict, words) -> dict:
+        rowids, kept = list(scores), {}
+        for i in range(0, len(rowids), weights.ROWID_BATCH):
+            part = rowids[i:i + weights.ROWID_BATCH]
+            kept.update((r, scores[r]) for (r,) in conn.execute(
+                f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))}) AND {self.where}",
+                (*part, *self.args)))
+        if words:
+            match = " OR ".join(f'"{word}"' for word in words)
+            for rowid, score in conn.execute(
+                    f"SELECT rowid, -bm25(fts) AS score FROM fts WHERE fts MATCH ? AND rowid IN "
+                    f"(SELECT rowid FROM chunks WHERE {self.where}) ORDER BY score DESC LIMIT ?",
+                    (match, *self.args, weights.TERM_ROWS)):
+                kept.setdefault(rowid, score)
+        return kept

@@ -53,6 +53,16 @@ _NONCE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
 _LABEL_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _.:/+-")
 
 
+def has_visible(text: str) -> bool:
+    """Whether `text` holds a character a reader sees: not only spaces, invisible (zero-width, Hangul fillers)
+    and control or unassigned characters, which a memory made of would show as nothing."""
+    if text.isascii():
+        return any(ch.isprintable() and not ch.isspace() for ch in text)
+    import unicodedata  # only for non-ASCII text
+
+    return any(not ch.isspace() and ch not in _INVISIBLE and unicodedata.category(ch)[0] != "C" for ch in text)
+
+
 def _visible(window: str) -> str:
     """The window as a reader sees it: invisible characters dropped, width and compatibility forms folded."""
     window = "".join(ch for ch in window if ch not in _INVISIBLE)

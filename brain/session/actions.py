@@ -3,28 +3,30 @@ recall with filters, show one memory, list memories, change one, replace one by 
 MCP server and the local page call these, so the checks (ids, sensitivity, scopes), the lock and the audit lines
 are the same whichever way a request came in.
 
-Sensitivity: a reader is limited to a level (`max_sensitivity`); memories above it are refused by `show` and left
-out of `list_memories` (their number is returned, so the reader can say some were hidden).
+Sensitivity: a reader is limited to a level (`max_sensitivity`; None: the person, who asked for every level). A
+memory above it is refused by `show` and by every change (update, forget, restore, pin, link, status, replace,
+supersede), left out of `list_memories` (their number is returned, so the reader can say some were hidden), never
+named as a link of a memory shown, and never the memory a repeat of its words reinforces (a new one is stored: the
+answer is the same whether or not such words were stored). Only the person lowers a sensitivity
+(`lower_sensitivity`): a reader that could would read what it lowered.
 """
 from brain.capture.scopes import scope_of
-from brain.index.access import record_access
+from brain.index.listing import OWN_SCOPES
 from brain.recall.depth import render, structure_lines, summary_line
 from brain.recall.recall import recall
 from brain.session.brief import refresh_briefs
 from brain.store import sensitivity
+from brain.store.chunk import is_chunk_id
 from brain.store.chunk_store import relation_note
-from brain.store.lifecycle import (own_store_beside, remember_memory, set_deletion_policy, set_scope, supersede,
-                                   supersede_with_statement)
+from brain.store.lifecycle import (contest, own_store_beside, reinstate, remember_memory, require_visible, retract,
+                                   set_deletion_policy, set_pinned, set_scope, supersede, supersede_with_statement)
 from brain.util.errors import ChunkNotFound, ChunkValidationError, RlmMemError
 from brain.util.timestamps import normalize_timestamp
-from brain.util.tokens import estimate_tokens
 
 class InvalidDate(ChunkValidationError):
     """A since/until that is not an ISO date or time."""
 
 
-FILTER_WIDEN = 4  # a filtered recall ranks this many times its budget, then keeps what matches within the budget
-DAY_LINE_TOKENS = 3  # a recalled item under a day not shown yet costs that day's line too (as recall counts it)
 
 
 def scope_of_chunk(chunk) -> str:
@@ -33,7 +35,7 @@ def scope_of_chunk(chunk) -> str:
 
 def remember(store, content: str, project, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
              supersedes=(), pinned=False, sensitivity_level=None, scope=None, deletion_policy=None,
-             procedure=None) -> list:
+             procedure=None, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> list:
     """Store what was asked to be remembered; returns its chunks (the one it repeats, when it was said before).
 
     `project` is the ProjectInfo it is filed under; `supersedes` takes full or 8-hex short ids. Without `scope`,
@@ -41,12 +43,14 @@ def remember(store, content: str, project, *, chunk_type=None, tags=None, conver
     The project's session-start brief is refreshed, so the next session start finds it ready. What is about the
     person never goes into a project's memory shared through git: it goes to their own store (`store_for`).
     `deletion_policy`: seed 004's auto_prune (the default), manual_only or never; `procedure`: {"steps",
-    "preconditions", "postconditions"} (lists of text) makes it seed 003's procedure."""
+    "preconditions", "postconditions"} (lists of text) makes it seed 003's procedure. A memory above
+    `max_sensitivity` is neither superseded (refused) nor reinforced by a repeat (a new memory is stored)."""
     chosen = scope or scope_of(content)
     store = store_for(store, chosen)
     chunks = remember_memory(store, content, chunk_type=chunk_type, tags=tags, conversation_id=conversation_id,
-                             confidence=confidence, supersedes=[store.resolve_id(ref) for ref in supersedes],
-                             pinned=pinned, project=project.id, procedure=procedure or None,
+                             confidence=confidence, pinned=pinned, project=project.id, procedure=procedure or None,
+                             supersedes=[permitted(store, ref, max_sensitivity) for ref in supersedes],
+                             max_sensitivity=max_sensitivity,
                              extra_metadata={"project_name": project.name, "sensitivity": sensitivity_level,
                                              "scope": None if chosen == "project" else chosen,
                                              "deletion_policy": None if deletion_policy == "auto_prune"
@@ -72,37 +76,24 @@ def refresh_brief(root, project_id: str) -> None:
         pass
 
 
-def recall_memories(store, query: str, *, project, limit=None, budget_tokens=None, depth="full",
-                    max_sensitivity="medium", files=(), track=True, chunk_type=None, since=None):
-    """recall/recall.recall over the store brought up to date first (chunk files changed behind rlm-mem's back,
-    a git pull, are indexed before ranking). `chunk_type` and `since` (an ISO date or time) keep only the memories
-    of that type, or made since then: ranked over a wider budget, then fitted into the one asked for."""
+def up_to_date(store) -> None:
+    """Index chunk files changed behind rlm-mem's back (a git pull, a hand edit) before a read, as the hooks do:
+    one stat per month folder when nothing changed."""
     try:
         store.sync_derived()
     except (RlmMemError, OSError):
         pass  # a read-only or busy store is still searchable as it is
-    if since:
-        since = _timestamp(since, "since")
-    options = dict(project=project, depth=depth, max_sensitivity=max_sensitivity, files=files)
-    if chunk_type is None and not since:
-        return recall(store.root, query, limit=limit, budget_tokens=budget_tokens, track=track, **options)
-    budget = recall(store.root, query, budget_tokens=budget_tokens, track=False, **options).budget_tokens
-    wide = recall(store.root, query, limit=limit, budget_tokens=budget * FILTER_WIDEN, track=False, **options)
-    kept, used, days = [], 0, set()
-    for item in wide.items:
-        if (chunk_type and item.type != chunk_type) or (since and item.created < since):
-            continue
-        cost = estimate_tokens(item.line()) + (0 if item.day in days else DAY_LINE_TOKENS)
-        if used + cost <= budget:
-            kept.append(item)
-            days.add(item.day)
-            used += cost
-    if track and kept:
-        try:
-            record_access(store.root, [item.id for item in kept])
-        except OSError:
-            pass  # a read-only store can still be recalled from
-    return type(wide)(query, kept, budget, depth, wide.candidates)
+
+
+def recall_memories(store, query: str, *, project, limit=None, budget_tokens=None, depth="full",
+                    max_sensitivity="medium", files=(), track=True, chunk_type=None, since=None):
+    """recall/recall.recall over the store brought up to date first (chunk files changed behind rlm-mem's back,
+    a git pull, are indexed before ranking). `chunk_type` and `since` (an ISO date or time): only the memories of
+    that type, or made since then, are ranked."""
+    up_to_date(store)
+    return recall(store.root, query, project=project, limit=limit, budget_tokens=budget_tokens, depth=depth,
+                  max_sensitivity=max_sensitivity, files=files, track=track, chunk_type=chunk_type,
+                  since=_timestamp(since, "since") if since else None)
 
 
 def _timestamp(value: str, name: str) -> str:
@@ -117,18 +108,53 @@ def too_sensitive(chunk, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT
     return max_sensitivity is not None and sensitivity.above(chunk.metadata.get("sensitivity"), max_sensitivity)
 
 
+def _refuse_hidden(chunk, max_sensitivity) -> None:
+    if too_sensitive(chunk, max_sensitivity):
+        raise ChunkValidationError(f"{chunk.id} is marked {chunk.metadata['sensitivity']} sensitivity, above "
+                                   f"{max_sensitivity}")
+
+
+def permitted(store, ref: str, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> str:
+    """The full id `ref` names (full id or 8-hex tail), refused with show's words (ChunkValidationError) when that
+    memory, active or archived, is more private than `max_sensitivity`: a reader changes only what it may read."""
+    chunk_id = store.resolve_id(ref)
+    if max_sensitivity is not None:
+        chunk = store.get_chunk(chunk_id, include_archived=True, track=False)
+        if chunk is not None:
+            _refuse_hidden(chunk, max_sensitivity)
+    return chunk_id
+
+
 def show(store, ref: str, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, archived: bool = False):
     """The memory `ref` names (full id or 8-hex tail), counted as a use; ChunkNotFound, or ChunkValidationError
-    when it is more private than `max_sensitivity` (it is then not counted)."""
+    when it is more private than `max_sensitivity` (it is then not counted). Its links to memories above
+    `max_sensitivity` are left out of what is returned (the file keeps them)."""
     chunk_id = store.resolve_id(ref)
     chunk = store.get_chunk(chunk_id, include_archived=archived, track=False)
     if chunk is None:
         hint = "" if archived else " (archived memories are not looked at)"
         raise ChunkNotFound(f"no chunk {chunk_id} in {store.root}{hint}")
-    if too_sensitive(chunk, max_sensitivity):
-        raise ChunkValidationError(f"{chunk_id} is marked {chunk.metadata['sensitivity']} sensitivity, above "
-                                   f"{max_sensitivity}")
-    return store.get_chunk(chunk_id, include_archived=archived)  # counts as a use only when shown
+    _refuse_hidden(chunk, max_sensitivity)
+    return _without_hidden_links(store, store.get_chunk(chunk_id, include_archived=archived), max_sensitivity)
+
+
+def _without_hidden_links(store, chunk, max_sensitivity):
+    """`chunk` with its links (and their notes) to memories above `max_sensitivity` taken out: a reader that may
+    not read a memory is not told its id either."""
+    if max_sensitivity is None:
+        return chunk
+    targets = {t for ids in chunk.links.values() for t in ids if is_chunk_id(t)}
+    hidden = set()
+    for target in targets:
+        linked = store.get_chunk(target, include_archived=True, track=False)
+        if linked is not None and too_sensitive(linked, max_sensitivity):
+            hidden.add(target)
+    if hidden:
+        chunk.links = {kind: [t for t in ids if t not in hidden] for kind, ids in chunk.links.items()}
+        notes = [n for n in chunk.metadata.get("relations") or () if not (isinstance(n, dict)
+                                                                           and n.get("target") in hidden)]
+        chunk.metadata["relations"] = notes
+    return chunk
 
 
 def chunk_line(chunk) -> str:
@@ -174,47 +200,72 @@ def _targets(chunk: dict, link_type: str, targets) -> str:
 
 
 def list_memories(store, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, limit=None, newest_first=False,
-                  since=None, until=None, **filters) -> tuple:
-    """(chunks, how many were hidden as too sensitive): the memories matching `filters` (ChunkStore.list_chunks's),
-    oldest first (newest first when asked), at most `limit`. `max_sensitivity` None shows every level."""
+                  since=None, until=None, archived=False, **filters) -> tuple:
+    """(chunks, how many were hidden as too sensitive): the memories matching `filters` (ChunkStore.list_chunks's,
+    and `within`: a project's as recall scopes it), oldest first (newest first when asked), at most `limit`.
+    `max_sensitivity` None shows every level. Found in the search index (brought up to date first), so only the
+    chunks listed are read; the archive, or a store whose index cannot be read, from the files."""
     for name, value in (("since", since), ("until", until)):
         if value:
             _timestamp(value, name)  # a clear error before the chunk files are read (list_chunks reads the value)
-    chunks = store.list_chunks(since=since or None, until=until or None, **filters)
+    since, until = since or None, until or None
+    if not archived:
+        up_to_date(store)
+        found = store.list_indexed(since=since, until=until, max_sensitivity=max_sensitivity, limit=limit,
+                                   newest_first=newest_first, **filters)
+        if found is not None:
+            return found
+    within = filters.pop("within", None)
+    chunks = [c for c in store.list_chunks(since=since, until=until, archived=archived, **filters)
+              if within is None or c.project in (None, within) or scope_of_chunk(c) in OWN_SCOPES]
     shown = [c for c in chunks if not too_sensitive(c, max_sensitivity)]
     if newest_first:
         shown.reverse()
     return (shown[:limit] if limit else shown), len(chunks) - len(shown)
 
 
-def update(store, ref: str, *, reason=None, deletion_policy=None, **changes):
+def update(store, ref: str, *, reason=None, deletion_policy=None,
+           max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT, lower_sensitivity: bool = False, **changes):
     """Change a memory's content, chunk_type, tags, confidence, sensitivity or deletion policy (those given and
-    not None)."""
+    not None). A memory above `max_sensitivity` is refused; a sensitivity lower than the memory's only when
+    `lower_sensitivity` (the person asked: the command line, the page)."""
     changes = {k: v for k, v in changes.items() if v is not None}
     if not changes and deletion_policy is None:
         raise ChunkValidationError("nothing to change: give content, type, tags, confidence, sensitivity or "
                                    "deletion policy")
     if "confidence" in changes and not 0.0 <= changes["confidence"] <= 1.0:
         raise ChunkValidationError("confidence must be between 0 and 1")
-    chunk_id = store.resolve_id(ref)
+    if "content" in changes:
+        require_visible(changes["content"])
+    chunk_id = permitted(store, ref, max_sensitivity)
+    if "sensitivity" in changes and not lower_sensitivity:
+        current = store.get_chunk(chunk_id, track=False)
+        level = (current.metadata.get("sensitivity") if current else None) or sensitivity.DEFAULT
+        if sensitivity.LEVELS.index(sensitivity.check_level(changes["sensitivity"])) < \
+                sensitivity.LEVELS.index(level):
+            raise ChunkValidationError(f"{chunk_id} is marked {level} sensitivity; only you lower it "
+                                       f"(`rlm-mem update {chunk_id[-8:]} --sensitivity {changes['sensitivity']}`)")
     chunk = set_deletion_policy(store, chunk_id, deletion_policy, reason=reason) if deletion_policy else None
     return store.revise_chunk(chunk_id, reason=reason, **changes) if changes else chunk
 
 
-def supersede_by(store, old_ref: str, statement: str, project, *, chunk_type=None, tags=None) -> list:
+def supersede_by(store, old_ref: str, statement: str, project, *, chunk_type=None, tags=None,
+                 max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> list:
     """Store `statement` as a new memory that replaces `old_ref` (full or 8-hex short id) and mark the old one
     replaced: what the model records when a decision or a value it was shown has changed (`rlm-mem supersede`, the
     MCP tool). Returns the new memory's chunks; the project's brief is refreshed."""
-    chunks = supersede_with_statement(store, old_ref, statement, chunk_type=chunk_type, tags=tags,
-                                      project=project.id, extra_metadata={"project_name": project.name})
+    chunks = supersede_with_statement(store, permitted(store, old_ref, max_sensitivity), statement,
+                                      chunk_type=chunk_type, tags=tags, project=project.id,
+                                      extra_metadata={"project_name": project.name})
     refresh_brief(store.root, project.id)
     return chunks
 
 
-def replace(store, old_ref: str, new_ref: str, reason=None) -> tuple:
+def replace(store, old_ref: str, new_ref: str, reason=None, *,
+            max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> tuple:
     """Mark the memory `old_ref` as replaced by `new_ref` (both must exist; a memory cannot replace itself).
     Returns (old id, new id)."""
-    old, new = store.resolve_id(old_ref), store.resolve_id(new_ref)
+    old, new = permitted(store, old_ref, max_sensitivity), permitted(store, new_ref, max_sensitivity)
     if old == new:
         raise ChunkValidationError("a memory cannot replace itself")
     if store.get_chunk(new, track=False) is None:
@@ -223,9 +274,41 @@ def replace(store, old_ref: str, new_ref: str, reason=None) -> tuple:
     return old, new
 
 
-def forget(store, ref: str, *, permanent: bool = False, reason=None) -> str:
+def forget(store, ref: str, *, permanent: bool = False, reason=None,
+           max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> str:
     """Archive a memory (restore brings it back), or delete it for good; returns its id."""
-    chunk_id = store.resolve_id(ref)
+    chunk_id = permitted(store, ref, max_sensitivity)
     if not store.delete_chunk(chunk_id, permanent=permanent, reason=reason):
         raise ChunkNotFound(f"no chunk {chunk_id} in {store.root} (already archived?)")
     return chunk_id
+
+
+def restore(store, ref: str, *, reason=None, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT):
+    """Bring an archived memory back; returns it."""
+    return store.restore_chunk(permitted(store, ref, max_sensitivity), reason=reason)
+
+
+def pin(store, ref: str, pinned: bool, *, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT):
+    """Pin (always in the session-start context) or unpin a memory; returns it."""
+    return set_pinned(store, permitted(store, ref, max_sensitivity), pinned)
+
+
+STATUS_CHANGES = {"contested": contest, "retracted": retract, "active": reinstate}
+
+
+def set_status(store, ref: str, status: str, *, reason=None,
+               max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT):
+    """Contest, retract or reinstate (`status`: contested, retracted, active) a memory; returns it."""
+    return STATUS_CHANGES[status](store, permitted(store, ref, max_sensitivity), reason=reason)
+
+
+def link(store, source_ref: str, target_ref: str, link_type: str, *, remove: bool = False, strength=None,
+         context=None, max_sensitivity: str | None = sensitivity.DEFAULT_LIMIT) -> tuple:
+    """Relate `source_ref` to `target_ref` (or take that link out: ChunkValidationError when there is none);
+    both ends must be readable at `max_sensitivity`. Returns (the source memory, the target's id)."""
+    source, target = permitted(store, source_ref, max_sensitivity), permitted(store, target_ref, max_sensitivity)
+    if remove:
+        chunk = store.get_chunk(source, track=False)
+        if chunk is not None and target not in (chunk.links.get(link_type) or ()):
+            raise ChunkValidationError(f"{source} has no {link_type} link to {target}")
+    return store.link_chunks(source, target, link_type, remove=remove, strength=strength, context=context), target

@@ -480,16 +480,24 @@ def _read_claude_json(path: Path, at: list):
     return text, node or {}
 
 
-def _register_mcp(config: Path, bundle_root: Path, project: Path | None, previous, report: InstallReport):
-    """Add the server to `config` unless it is there; returns the record uninstall needs (None: nothing ours)."""
+def _mcp_state(config: Path, bundle_root: Path, project: Path | None, previous) -> tuple:
+    """(text of `config`, where the servers are, our server entry, the one there now, our earlier record or None,
+    whether a server of our name there is someone else's)."""
     at = _servers_at(project)
     text, servers = _read_claude_json(config, at)
     wanted, current = mcp_server(bundle_root), servers.get(MCP_SERVER)
     ours = previous if previous and previous.get("path") == str(config) and previous.get("at") == at else None
+    foreign = current is not None and current != wanted and not (ours and ours.get("server") == current)
+    return text, at, wanted, current, ours, foreign
+
+
+def _register_mcp(config: Path, bundle_root: Path, project: Path | None, previous, report: InstallReport):
+    """Add the server to `config` unless it is there; returns the record uninstall needs (None: nothing ours)."""
+    text, at, wanted, current, ours, foreign = _mcp_state(config, bundle_root, project, previous)
     if current == wanted:
         report.notes.append(f"MCP server already registered in {config}")
         return ours
-    if current is not None and not (ours and ours.get("server") == current):
+    if foreign:
         report.notes.append(f"left the MCP server {MCP_SERVER!r} in {config} alone: it was not registered by rlm-mem")
         return None
     edit = _Edit(text, ours.get("created", []) if ours else [])
@@ -584,9 +592,12 @@ def install(settings_path: Path, bundle_root: Path, *, skills_dir: Path | None, 
     _allow(edit, SKILL_PERMISSION, "the skill", "permission", entry, previous, report)
     mcp_project = Path(project).resolve() if project else None
     if mcp_config is not None:
-        mcp_config = Path(mcp_config).expanduser().absolute()
-        _allow(edit, MCP_PERMISSION, "its MCP tools", "mcp_permission", entry, previous, report)
-        _read_claude_json(mcp_config, _servers_at(mcp_project))  # refused before anything is written
+        mcp_config = Path(mcp_config).expanduser().absolute().resolve()  # a symlinked ~/.claude.json: its target
+        # read (and refused) before anything is written; someone else's server of our name gets no pre-approval
+        if not _mcp_state(mcp_config, bundle_root, mcp_project, previous.get("mcp"))[-1]:
+            _allow(edit, MCP_PERMISSION, "its MCP tools", "mcp_permission", entry, previous, report)
+        elif previous.get("mcp_permission"):
+            entry["mcp_permission"] = previous["mcp_permission"]  # uninstall still takes out what it added
     # memory first: its refusals (InstallError) come before any file outside settings is touched
     if memory_dir is not None:
         entry["memory_dir"] = _record_memory_dir(edit, settings_path, memory_dir, previous.get("memory_dir"), report)

@@ -27,7 +27,7 @@ MANUAL_LINK_TYPES = ("supports", "contradicts", *TYPED_RELATIONS, "follows", "re
 WHY_LINKS = ("caused_by", "led_to", "solves", "blocked_by", "causes", "supersedes", "superseded_by")
 DELETION_POLICIES = ("auto_prune", "manual_only", "never")  # seed 004; a memory without one is auto_prune
 
-_ID_RE = re.compile(r"\Achunk-(\d{4})-(\d{2})-(\d{2})-([0-9a-f]{8})\Z")
+_ID_RE = re.compile(r"\Achunk-([0-9]{4})-([0-9]{2})-([0-9]{2})-([0-9a-f]{8})\Z")  # ASCII: \d takes "２０２６"
 
 
 def validate_chunk_id(chunk_id) -> str:

@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 
 from brain.cpython.fast import sqlite3
-from brain.index import access, json_indexes, search_index
+from brain.index import access, json_indexes, listing, search_index
 from brain.index.fingerprint import index_signature
 from brain.safety.redact import redact
 from brain.store.audit import audit, audit_many, forget_kept_versions
@@ -38,6 +38,7 @@ from brain.store.chunk import (
 from brain.store.chunking import ChunkingEngine
 from brain.store.episodes import forget_episode
 from brain.store.layout import READ_FLAGS, StoreLayout
+from brain.store.sensitivity import LEVELS, allowed
 from brain.store.links import auto_link
 from brain.store.validation import check, schema_errors
 from brain.store.write_session import writing
@@ -112,13 +113,7 @@ class ChunkStore:
     def list_chunks(self, conversation_id=None, tags=None, chunk_type=None, since=None, until=None, *,
                     project=None, kind=None, status=None, archived: bool = False, limit: int | None = None) -> list:
         """Chunks matching every filter given (tags: all of them), oldest first."""
-        if chunk_type is not None and chunk_type not in CHUNK_TYPES:
-            raise ChunkValidationError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
-        want_tags = set(clean_tags(tags))
-        since = normalize_timestamp(since) if since else None
-        until = normalize_timestamp(until) if until else None
-        if until and until.endswith("T00:00:00Z"):
-            until = until[:10] + "T23:59:59Z"  # a bare date means the whole day
+        want_tags, since, until = _list_filters(chunk_type, tags, since, until)
         wanted = {"conversation_id": conversation_id, "project": project}
         pending = access.pending_access(self.root)
         out = []
@@ -137,6 +132,23 @@ class ChunkStore:
             out.append(Chunk.from_dict(access.apply_pending(data, pending)))
         out.sort(key=lambda c: (c.created, c.id))
         return out[:limit] if limit else out
+
+    def list_indexed(self, conversation_id=None, tags=None, chunk_type=None, since=None, until=None, *,
+                     max_sensitivity=None, limit=None, newest_first=False, **columns) -> tuple | None:
+        """(chunks, how many more are above `max_sensitivity`) matching list_chunks's filters (and `within`:
+        index/listing.py), found in the search index, so only the files listed are read; None when the index
+        cannot be read."""
+        want_tags, since, until = _list_filters(chunk_type, tags, since, until)
+        found = listing.matching_ids(self.root, conversation_id=conversation_id, tags=sorted(want_tags),
+                                     chunk_type=chunk_type, since=since, until=until,
+                                     hidden_levels=() if max_sensitivity is None else
+                                     LEVELS[len(allowed(max_sensitivity)):], limit=limit, newest_first=newest_first,
+                                     **columns)
+        if found is None:
+            return None
+        pending = access.pending_access(self.root)
+        read = (self.layout.read_chunk(chunk_id) for chunk_id in found[0])
+        return [Chunk.from_dict(access.apply_pending(data, pending)) for data in read if data is not None], found[1]
 
     # ------------------------------------------------------------------ writing
     def create_chunk(self, content, chunk_type=None, conversation_id=None, tokens=None, tags=None,
@@ -730,3 +742,13 @@ def _apply_changes(data: dict, changes: dict, max_tokens: int) -> None:
     md["updated"] = utc_now()
     data["metadata"] = md
 
+
+def _list_filters(chunk_type, tags, since, until) -> tuple:
+    """A list's filters checked and normalized: (the tags wanted, since, until: a bare date is the whole day)."""
+    if chunk_type is not None and chunk_type not in CHUNK_TYPES:
+        raise ChunkValidationError(f"unknown type; use one of {', '.join(CHUNK_TYPES)}")
+    since = normalize_timestamp(since) if since else None
+    until = normalize_timestamp(until) if until else None
+    if until and until.endswith("T00:00:00Z"):
+        until = until[:10] + "T23:59:59Z"
+    return set(clean_tags(tags)), since, until

@@ -9,7 +9,9 @@ import os
 from brain.context.location import own_root
 from brain.cpython.fast import sqlite3
 from brain.index import access, search_index
+from brain.safety.fence import has_visible
 from brain.safety.redact import redact
+from brain.store import sensitivity
 from brain.store.audit import audit
 from brain.store.chunk import DELETION_POLICIES, validate_chunk_id
 from brain.store.chunk_store import ChunkStore
@@ -18,23 +20,25 @@ from brain.util.errors import ChunkNotFound, ChunkValidationError
 from brain.util.timestamps import utc_now
 
 
-def find_duplicate(store, content: str, project=None):
+def find_duplicate(store, content: str, project=None, max_sensitivity: str | None = None):
     """Id of an active chunk with the same words (case and spacing aside), or None (also when the search index
-    cannot be read: it is derived, and the write that follows rebuilds it)."""
+    cannot be read: it is derived, and the write that follows rebuilds it). A chunk more private than
+    `max_sensitivity` (None: no limit) is not one: its reader would learn its id, and that the words are stored."""
     try:
         conn = search_index.connect(store.root, readonly=True)
         if conn is None:
             return None
         try:
             digest = search_index.content_hash(redact(content.strip()))
-            rows = conn.execute("SELECT id, project FROM chunks WHERE chash=? AND status='active'",
+            rows = conn.execute("SELECT id, project, sensitivity FROM chunks WHERE chash=? AND status='active'",
                                 (digest,)).fetchall()
         finally:
             conn.close()
     except sqlite3.DatabaseError:
         return None
-    for cid, proj in rows:
-        if project is None or proj in (None, project):
+    for cid, proj, level in rows:
+        if (project is None or proj in (None, project)) and \
+                not (max_sensitivity and sensitivity.above(level, max_sensitivity)):
             return cid
     return None
 
@@ -170,16 +174,25 @@ def procedure_text(content: str, procedure: dict) -> str:
     return "\n\n".join(s for s in sections if s)
 
 
+def require_visible(content) -> None:
+    """ChunkValidationError for text a reader would see as nothing (only invisible or control characters)."""
+    if isinstance(content, str) and content.strip() and not has_visible(content):
+        raise ChunkValidationError("content has no visible character (only invisible or control characters); "
+                                   "give the text to remember")
+
+
 def remember_memory(store, content: str, *, chunk_type=None, tags=None, conversation_id=None, confidence=0.9,
                     supersedes=(), pinned=False, project=None, kind="memory", created=None, key=None,
-                    source="interaction", extra_metadata=None, procedure=None):
+                    source="interaction", extra_metadata=None, procedure=None, max_sensitivity=None):
     """The deliberate "remember this" path used by the CLI and the agent: dedup, store, supersede, pin.
-    `procedure` ({"steps", "preconditions", "postconditions"}: lists of text) makes it seed 003's procedure."""
+    `procedure` ({"steps", "preconditions", "postconditions"}: lists of text) makes it seed 003's procedure;
+    `max_sensitivity`: the reader's level (find_duplicate)."""
+    require_visible(content)
     if procedure:
         content = procedure_text(content, procedure)
         chunk_type = chunk_type or "pattern"
         extra_metadata = dict(extra_metadata or {}, procedure=procedure, original_type="procedure")
-    duplicate = None if supersedes else find_duplicate(store, content, project)
+    duplicate = None if supersedes else find_duplicate(store, content, project, max_sensitivity)
     if duplicate:
         chunk = reinforce(store, duplicate, confidence)
         if pinned and chunk is not None and not chunk.pinned:

@@ -1,7 +1,8 @@
 """Tending from the page: each form's action carried out through the same library calls as the CLI (pin/unpin,
 forget/restore, update, scope, supersede, contest/retract/reinstate), so the store's checks, locks and audit lines
 are the ones the CLI gets.
-The store's actor is "web": the audit log says the change came from the page."""
+The store's actor is "web": the audit log says the change came from the page, the person's own (every sensitivity
+level, as the CLI's commands)."""
 from brain.session.actions import forget, replace
 from brain.store.lifecycle import contest, reinstate, retract, set_pinned, set_scope
 from brain.util.errors import ChunkNotFound, ChunkValidationError
@@ -24,13 +25,13 @@ def apply(store, chunk_id: str, form: dict) -> str:
     elif action in STATUS_ACTIONS:
         STATUS_ACTIONS[action](store, chunk_id, reason=reason)
     elif action == "forget":
-        forget(store, chunk_id, reason=reason or "forgotten on the page")
+        forget(store, chunk_id, reason=reason or "forgotten on the page", max_sensitivity=None)
     elif action == "restore":
         store.restore_chunk(chunk_id, reason=reason)
     elif action == "scope":
         set_scope(store, chunk_id, form.get("scope", ""), reason)
     elif action == "supersede":
-        replace(store, form.get("old", "").strip(), chunk_id, reason)
+        replace(store, form.get("old", "").strip(), chunk_id, reason, max_sensitivity=None)
     else:
         _edit(store, chunk_id, form, reason)
     return action
