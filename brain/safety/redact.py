@@ -440,6 +440,9 @@ _SPACED_SETTING = re.compile(r"(?m)^[ \t]{0,16}([A-Za-z_][\w.-]{0,63})[ \t]{1,8}
                              r"|[^\s\"'=:]{4,512})[ \t]*$")
 _SETTING_NAME = re.compile(r"(?:pass(?:word|wd|phrase)?|secret|token|requirepass|masterauth|api_?key|psk)$",
                            re.IGNORECASE)
+# A name that is a plain word followed by a plain word is prose ("Token expired", "Secret sauce", "Password reset"),
+# not a setting: a configuration's own names (requirepass, storePassword, api_key) still are.
+_PLAIN_NAMES = frozenset(("pass", "password", "passwd", "passphrase", "secret", "token", "psk", "apikey"))
 
 
 def _find_spaced_settings(text, lower):
@@ -449,6 +452,8 @@ def _find_spaced_settings(text, lower):
         value, start, end = m.group(2), m.start(2), m.end(2)
         if value[0] in "\"'":
             value, start, end = value[1:-1], start + 1, end - 1
+        if m.group(1).lower() in _PLAIN_NAMES and value.isalpha():
+            continue
         if len(value) >= 4 and not is_placeholder(value) and not _is_reference(value, ""):
             yield "password" if "pass" in m.group(1).lower() else "secret", start, end
 

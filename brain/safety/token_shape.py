@@ -34,6 +34,8 @@ _EMAIL = re.compile(r"[^@\s]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,
 # A vendor-style prefix: one to three lower-case words, each followed by "_" or "-" ("sk_live_", "pscale_tkn_").
 _PREFIX = re.compile(r"(?:[a-z][a-z0-9]{0,11}[_-]){1,3}")
 _PASSWORD_SYMBOLS = frozenset("!#$%&*;?^~|()[]{}<>,'\"`")
+# A time written in an id ("garden-20261128T094512Z-cba6", "backup_2026-11-28T09:45Z_3f"): the rest decides.
+_STAMP = re.compile(r"\d{8}T\d{4,6}Z?|\d{4}-\d{2}-\d{2}(?:T\d{2}:?\d{2}(?::?\d{2})?Z?)?")
 _VOWELS = frozenset("aeiouAEIOU")
 _BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 _TOKEN_BODY_CHARS = _BASE64_CHARS | frozenset(".~")
@@ -186,6 +188,9 @@ def alone_token_kind(token):
         value = rest  # "base64:…" (Laravel's APP_KEY), "token:…": the encoding's name is not the secret's shape
     prefix = _PREFIX.match(value)
     body = value[prefix.end():] if prefix else value
+    unstamped = _STAMP.sub("", body)
+    if unstamped != body and is_hex(unstamped.replace("-", "").replace("_", "").replace(":", "") or "0"):
+        return None  # a name, a time and a number or a short hash: an id made by a program, not a secret
     if prefix and is_hex(body.replace("-", "")):
         # a name and a number or a hash ("project-8c9f5d0788", "build-2026-11-20"): an id
         return "password" if _typed_password(value) else None

@@ -488,7 +488,7 @@ def rewrite_log(path, change) -> bool:
     appended meanwhile: the exclusive flock held from the read to the replace waits for appends under way, and an
     appender that waited for it finds the file replaced and appends to the new one (_append). The caller holds the
     store lock: two rewrites never meet. Returns whether the file was rewritten."""
-    import fcntl
+    import fcntl  # a C module, loaded once per process
 
     try:
         fd = open_regular(path)
