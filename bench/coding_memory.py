@@ -144,10 +144,18 @@ def changed_values(changes: list, typed: list) -> dict:
     new one. The share with both, and the changes that fail, with the memories that make them fail."""
     live = [m for m in typed if m["live"]]
     rows, by_how = [], {}
-    for change in changes:
-        stating_new = [m["id"] for m in live if holds(m["content"], change.new)]
-        stale = [m["id"] for m in live if holds(m["content"], change.old) and not holds(m["content"], change.new)]
-        ok = bool(stating_new) and not stale
+    for at, change in enumerate(changes):
+        # A value a later change of the history replaced again (1.16 -> 1.18, then 1.18 -> 1.19) is no longer
+        # current: it passes when no live memory states it without its successor (the later change checks that).
+        later = next((c.new for c in changes[at + 1:] if flat(c.old) == flat(change.new)), None)
+        if later is not None:
+            stating_new = []
+            stale = [m["id"] for m in live if holds(m["content"], change.new) and not holds(m["content"], later)]
+            ok = not stale
+        else:
+            stating_new = [m["id"] for m in live if holds(m["content"], change.new)]
+            stale = [m["id"] for m in live if holds(m["content"], change.old) and not holds(m["content"], change.new)]
+            ok = bool(stating_new) and not stale
         done, total = by_how.get(change.how, (0, 0))
         by_how[change.how] = (done + ok, total + 1)
         rows.append({"what": change.what, "old": change.old, "new": change.new, "how": change.how, "ok": ok,
@@ -171,8 +179,8 @@ def write_dump(folder: Path, history: History, typed: list, changed: dict, trans
              f"{len(typed)} typed memories, {live} live. The sessions are in transcripts/ and {history.path.name}.",
              "", f"## Changed values: {changed['passed']}/{changed['total']} stated as current", ""]
     for row in changed["rows"]:
-        why = "" if row["ok"] else (" (new value stated by no live memory)" if not row["new_stated_by"] else
-                                    f" (old value still stated by {', '.join(row['old_stated_by'])})")
+        why = "" if row["ok"] else (f" (old value still stated by {', '.join(row['old_stated_by'])})"
+                                    if row["old_stated_by"] else " (new value stated by no live memory)")
         lines.append(f"- {'ok' if row['ok'] else 'FAIL'}: {row['what']}: `{row['old']}` -> `{row['new']}` "
                      f"({row['how']}){why}")
     for sid, _, _ in history.sessions:
@@ -348,8 +356,8 @@ def _print(report: dict, show: bool) -> None:
     for question, values in report["stale"]:
         print(f"  stale as current: {question} -> {values}")
     for row in changed["failing"]:
-        why = "no live typed memory states it" if not row["new_stated_by"] else \
-            f"old value live in {', '.join(row['old_stated_by'])}"
+        why = f"old value live in {', '.join(row['old_stated_by'])}" if row["old_stated_by"] else \
+            "no live typed memory states it"
         print(f"  changed value not current: {row['what']} ({row['old']!r} -> {row['new']!r}): {why}")
     if show:
         if report["brief"] is not None:

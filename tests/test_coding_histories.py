@@ -201,3 +201,15 @@ def test_an_unknown_history_is_an_error_before_anything_runs():
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.startswith("Error: ") and "nosuchhistory.yaml: no such history file" in proc.stderr
+
+
+def test_a_value_changed_again_later_is_checked_as_replaced_not_as_current():
+    from coding.histories import Change
+    from coding_memory import changed_values
+
+    changes = [Change("ruby", "ruby 3.2", "ruby 3.3", "edit"), Change("ruby again", "ruby 3.3", "ruby 3.4", "edit")]
+    memory = {"live": True, "id": "m1", "content": "ruby = 3.4 (was 3.3): ruby 3.4"}
+    assert changed_values(changes, [memory])["passed"] == 2
+    stale = {"live": True, "id": "m2", "content": "We run ruby 3.3 now"}
+    result = changed_values(changes, [memory, stale])
+    assert result["passed"] == 0 and [row["old_stated_by"] for row in result["failing"]] == [["m2"], ["m2"]]

@@ -376,6 +376,8 @@ LONE_LOOKALIKES = [
     "AAAAC3NzaC1lZDI1NTE5AAAAIGxvY2FsaG9zdCBrZXkgZm9yIHRlc3Rz", "pk_live_vByd1tCj0l582gvOywc4WIng",
     # ids a program makes from a time (gardening's run ids were redacted one time in five: undo lost its run)
     "garden-20261128T094512Z-cba6", "garden-20261128T094512Z-9f1e", "backup_2026-11-28T09:45Z_3f",
+    # a substitution quoted for sed (capture reads the change it makes: a redacted one was a change lost)
+    "s/connection_limit=5/connection_limit=15/", "s|ELIXIR_VERSION=1.16.3|ELIXIR_VERSION=1.18.4|g",
 ]
 
 

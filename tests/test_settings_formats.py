@@ -301,6 +301,10 @@ def test_elixir_config_keywords_over_lines():
         "config :shop, Shop.Repo, username": "postgres", "config :shop, Shop.Repo, pool_size": "10",
         "config :logger, level": ":info"}
     assert settings("config/prod.exs", "  pool_size: 20,\n") == {"pool_size": "20"}
+    assert settings("config/prod.exs", "pool_size: 20,\n") == {"pool_size": "20"}  # an Edit's line, unindented
+    assert settings("config/prod.exs", "config :shop, Shop.Mailer,\n  adapter: Swoosh.Adapters.Brevo,\n") == {
+        "config :shop, Shop.Mailer, adapter": "Swoosh.Adapters.Brevo"}  # a module is a literal
+    assert settings("config/prod.exs", "config :shop, Shop.Repo,\npool_size: 20\n") == {}  # col 0 in a file: no
 
 
 # ---------------------------------------------------------------------------------------------------- generic

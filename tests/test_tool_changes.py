@@ -285,6 +285,7 @@ def test_install_output_and_version_commands(tmp_path, store, project):
     ])
     assert stated(store) == ["celery version = 5.4.0 (was 5.3.6) from `pip install -U celery`",
                              "node version = 22.1.0 (was 20.11.1) from `node --version`"]
+    assert any("(`Successfully installed celery-5.4.0`)" in c.content for c in change_memories(store))  # as seen
     assert store.get_chunk(old.id).status == "active"  # another project's memory (none given): not this one's
     mine = store.create_chunk("Decision: the worker runs celery 5.3.6.", created=_days_ago(20), chunk_type="decision",
                               metadata={"kind": "decision", "project": project_of(store)})

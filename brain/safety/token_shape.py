@@ -34,6 +34,8 @@ _EMAIL = re.compile(r"[^@\s]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,
 # A vendor-style prefix: one to three lower-case words, each followed by "_" or "-" ("sk_live_", "pscale_tkn_").
 _PREFIX = re.compile(r"(?:[a-z][a-z0-9]{0,11}[_-]){1,3}")
 _PASSWORD_SYMBOLS = frozenset("!#$%&*;?^~|()[]{}<>,'\"`")
+# A sed or perl substitution given as one quoted argument (`sed -i 's/limit=5/limit=15/' .env`): an edit, not a key.
+_SUBSTITUTION = re.compile(r"(?:s|y|tr)([/|#:,@!])(?:(?!\1).){1,400}\1(?:(?!\1).){0,400}\1[a-zA-Z0-9]{0,4}")
 # A time written in an id ("garden-20261128T094512Z-cba6", "backup_2026-11-28T09:45Z_3f"): the rest decides.
 _STAMP = re.compile(r"\d{8}T\d{4,6}Z?|\d{4}-\d{2}-\d{2}(?:T\d{2}:?\d{2}(?::?\d{2})?Z?)?")
 _VOWELS = frozenset("aeiouAEIOU")
@@ -167,7 +169,8 @@ def alone_token_kind(token):
     value = token.strip().strip("\"'`").rstrip(".,;:")  # ("!" and "?" end passwords as often as sentences)
     if not triggers.could_be_alone_token(value) or is_placeholder(value):
         return None
-    if _UUID.fullmatch(value) or _HASH_NAMED.match(value) or _VERSION.fullmatch(value) or _EMAIL.fullmatch(value):
+    if _UUID.fullmatch(value) or _HASH_NAMED.match(value) or _VERSION.fullmatch(value) or _EMAIL.fullmatch(value) \
+            or _SUBSTITUTION.fullmatch(value):
         return None
     if "%" in value and _PERCENT.search(value):  # URL-encoded (a SAS signature's %2B and %3D): judged decoded
         value = _PERCENT.sub(lambda m: chr(int(m.group(1), 16)), value)

@@ -9,21 +9,25 @@ only (strings, numbers, atoms, booleans): a value read from the environment is k
 import re
 
 _CONFIG = re.compile(r"^\s*config\s+:([\w]+)\s*,\s*(?:([A-Z][\w.]*)\s*,\s*)?(.*)$")
-_KEYWORD = re.compile(r'(?:^|,)\s*([a-z_][\w]*):\s+("(?:[^"\\]|\\.)*"|:[\w]+|-?\d[\d_]*(?:\.\d+)?|true|false|nil)'
-                      r"\s*(?=,|$)")
+# A literal: a string, an atom, a number, a boolean, nil, or a module (`adapter: Swoosh.Adapters.Brevo`).
+_KEYWORD = re.compile(r'(?:^|,)\s*([a-z_][\w]*):\s+("(?:[^"\\]|\\.)*"|:[\w]+|-?\d[\d_]*(?:\.\d+)?|true|false|nil'
+                      r"|[A-Z]\w*(?:\.[A-Z]\w*)*)\s*(?=,|$)")
 _CONTINUED = re.compile(r"^\s+[a-z_][\w]*:\s")
+_KEYWORD_LINE = re.compile(r"^[a-z_][\w]*:\s")  # an Edit's fragment cut at the keyword, its indent left out
 
 
 def read_elixir_config(text: str) -> dict:
     """key -> literal value of the `config` calls in an Elixir config file or fragment."""
     out, owner = {}, None
+    fragment = not any(_CONFIG.match(line.split("#", 1)[0]) for line in text.splitlines())
     for line in text.splitlines():
         code = line.split("#", 1)[0].rstrip()
         m = _CONFIG.match(code)
         if m:
             owner = f"config :{m.group(1)}, {m.group(2)}," if m.group(2) else f"config :{m.group(1)},"
             rest = m.group(3)
-        elif _CONTINUED.match(code):  # a keyword of the config above (in a fragment: of one not shown)
+        elif _CONTINUED.match(code) or (fragment and _KEYWORD_LINE.match(code)):  # a keyword of the config above
+            # (in a fragment: of one not shown)
             rest = code
         else:
             if code.strip() and not code[:1].isspace():

@@ -77,10 +77,23 @@ def _from_command(turn, use, root) -> list:
             out += _from_fragments(turn, project_path(file, root), [(old, new, False)])
     shown = tool_version(use.command, use.result)
     if shown:
-        out.append(Observation(turn, "", f"{shown[0]} version", shown[1], None, False, use.command))
+        out.append(Observation(turn, "", f"{shown[0]} version", shown[1], None, False, use.command,
+                               _output_line(use.result, shown[0], shown[1])))
     for package, (old, new) in installed_versions(use.command, use.result).items():
-        out.append(Observation(turn, "", f"{package} version", new, old, False, use.command))
+        out.append(Observation(turn, "", f"{package} version", new, old, False, use.command,
+                               _output_line(use.result, package, new)))
     return out
+
+
+def _output_line(output: str, name: str, version: str):
+    """The output's line that names the tool or package and its version, as printed ("Terraform v1.7.5",
+    "+ boto3==1.34.84"): the memory quotes the words a person saw. None when no short line holds both."""
+    lowered = name.lower()
+    for line in reversed((output or "").splitlines()[:400]):
+        line = line.strip()
+        if version in line and lowered in line.lower() and len(line) <= 80:
+            return line
+    return None
 
 
 def _secret(observation) -> bool:
