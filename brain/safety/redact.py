@@ -266,12 +266,6 @@ def _judge_assignment(text, lower, m):
     elif suffix == "name":  # token_name: a name, unless it is made like a token (Teleport's join token)
         strong = False
         word = "name"
-    suffix = (m.group("suffix") or "")[1:]
-    if suffix in ("private", "secret"):  # MJ_APIKEY_PRIVATE, API_KEY_SECRET
-        kind, strong = "secret", True
-    elif suffix == "name":  # token_name: a name, unless it is made like a token (Teleport's join token)
-        strong = False
-        word = "name"
     quoted = "dq" if m.group("dq") is not None else "sq" if m.group("sq") is not None else \
         "open" if m.group("open") is not None else None
     if quoted:
