@@ -33,7 +33,7 @@ def audit(root: Path, action: str, chunk_id, *, actor: str | None = None, reason
              "reason": reason}
     if details:
         entry["details"] = details
-    entry = append_json_line(Path(root) / "audit" / f"{entry['time'][:7]}.jsonl", entry)
+    entry = append_json_line(Path(root) / "audit" / f"{entry['time'][:7]}.jsonl", entry, rewritten=True)
     log.info("%s %s by %s%s", action, chunk_id, entry["actor"], f" ({entry['reason']})" if reason else "")
     return entry
 
@@ -47,7 +47,7 @@ def audit_many(root: Path, action: str, chunk_ids, *, actor: str | None = None, 
     lines = "\n".join(json.dumps({"time": when, "action": action, "chunk_id": cid, "actor": actor,
                                   "reason": reason.get(cid) if isinstance(reason, dict) else reason},
                                  ensure_ascii=False) for cid in chunk_ids)
-    append_line(Path(root) / "audit" / f"{when[:7]}.jsonl", lines)
+    append_line(Path(root) / "audit" / f"{when[:7]}.jsonl", lines, rewritten=True)
     log.info("%s %d chunks by %s", action, len(chunk_ids), actor)
 
 

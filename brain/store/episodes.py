@@ -59,7 +59,7 @@ def append_episode(root, when, title, chunk_id=None, type=None, tags=(), summary
         lines.append(f"- **Memory:** [{chunk_id}](../chunks/{month_of(chunk_id)}/{chunk_id}.json)")
     if summary:
         lines.append(f"- **Summary:** {_one_line(summary, _SUMMARY_MAX)}")
-    append_text(path, "\n".join(lines) + "\n", create_with=f"# {day}\n")
+    append_text(path, "\n".join(lines) + "\n", create_with=f"# {day}\n", rewritten=True)
     return path
 
 

@@ -158,12 +158,12 @@ def _extend_logs(root, merged, local, content: dict, done: Applied) -> set:
         if len(mine.encode("utf-8")) + len(text.encode("utf-8")) > MAX_FILE:
             done.skipped[path] = f"would grow past the {MAX_FILE:,} bytes a sync reads: what came is not appended"
             continue
-        if kind == EPISODE and not mine:
-            append_text(file, text, create_with=head + "\n")
+        if kind == EPISODE and not mine:  # (episodes and audit logs are rewritten by a permanent delete)
+            append_text(file, text, create_with=head + "\n", rewritten=True)
         elif kind == EPISODE:
-            append_text(file, text)
+            append_text(file, text, rewritten=True)
         else:
-            append_line(file, text)
+            append_line(file, text, rewritten=True)
         done.logs.append(path)
         if kind == BURIED:
             added |= set(missing)

@@ -423,12 +423,12 @@ def write_user_json(path, value, *, indent=2) -> None:
     write_user_text(path, json.dumps(value, indent=indent, ensure_ascii=False) + "\n")
 
 
-def _append(path, data: bytes) -> None:
-    """One write on an O_APPEND descriptor (concurrent appenders never interleave), never through a link. The write
-    holds a shared flock on the file and lands only in the file the path names then: a rewrite (rewrite_log) holds
-    the exclusive lock while it copies and replaces the file, so a line is never written to a replaced copy."""
-    import fcntl  # a C module, loaded once per process
-
+def _append(path, data: bytes, rewritten: bool = False) -> None:
+    """One write on an O_APPEND descriptor (concurrent appenders never interleave), never through a link. For a log
+    that rewrite_log may replace (`rewritten`: the audit log, the episodes), the write holds a shared flock on the
+    file and lands only in the file the path names then: the rewrite holds the exclusive lock while it copies and
+    replaces the file, so a line is never written to a replaced copy. Other logs (the prompt hook's access log)
+    skip the lock and its import."""
     path = os.fspath(path)
     ensure_dir(os.path.dirname(path))
     refuse_links(path)
@@ -446,6 +446,11 @@ def _append(path, data: bytes) -> None:
             opened = os.fstat(fd)
             if not stat.S_ISREG(opened.st_mode):
                 raise StoreUnwritable(f"{path} is not a regular file; rlm-mem appends only to its own files")
+            if not rewritten:
+                os.write(fd, data)
+                return
+            import fcntl  # a C module, loaded once per process
+
             fcntl.flock(fd, fcntl.LOCK_SH)
             try:
                 now = os.lstat(path)
@@ -459,19 +464,19 @@ def _append(path, data: bytes) -> None:
     raise StoreBusy(f"{path} was replaced on every try; the line was not written")
 
 
-def append_line(path, line: str) -> None:
-    """Append one line (redacted)."""
-    _append(path, (redacted(line).rstrip("\n") + "\n").encode("utf-8"))
+def append_line(path, line: str, *, rewritten: bool = False) -> None:
+    """Append one line (redacted). `rewritten`: the log may be rewritten meanwhile (rewrite_log)."""
+    _append(path, (redacted(line).rstrip("\n") + "\n").encode("utf-8"), rewritten)
 
 
-def append_json_line(path, value):
+def append_json_line(path, value, *, rewritten: bool = False):
     """Append a JSON value (every string in it redacted, in place) as one line; returns the value written."""
     value = redacted(value)
-    _append(path, (fastjson.dumps(value) + "\n").encode("utf-8"))
+    _append(path, (fastjson.dumps(value) + "\n").encode("utf-8"), rewritten)
     return value
 
 
-def append_text(path, text: str, *, create_with: str | None = None) -> None:
+def append_text(path, text: str, *, create_with: str | None = None, rewritten: bool = False) -> None:
     """Append text (redacted). `create_with`: what a file this call creates starts with, such as a day's heading:
     written first and once however many writers race to create it (_create_holding)."""
     path = os.fspath(path)
@@ -480,13 +485,14 @@ def append_text(path, text: str, *, create_with: str | None = None) -> None:
         refuse_links(path)
         if not os.path.lexists(path):
             _create_holding(path, redacted(create_with).encode("utf-8"))
-    _append(path, redacted(text).encode("utf-8"))
+    _append(path, redacted(text).encode("utf-8"), rewritten)
 
 
 def rewrite_log(path, change) -> bool:
     """Rewrite an append-only text file as `change(text)` (None: leave it as it is), atomically, losing nothing
     appended meanwhile: the exclusive flock held from the read to the replace waits for appends under way, and an
-    appender that waited for it finds the file replaced and appends to the new one (_append). The caller holds the
+    appender that waited for it finds the file replaced and appends to the new one (_append with `rewritten`, which
+    every writer of such a log passes). The caller holds the
     store lock: two rewrites never meet. Returns whether the file was rewritten."""
     import fcntl  # a C module, loaded once per process
 
