@@ -152,8 +152,14 @@ def has_typed_password(text) -> bool:
     """A word of 10 to 64 characters mixing upper case, lower case, digits and a password symbol (formats'
     find_typed_passwords judges it)."""
     for word in text.split():
+        if len(word) < 10:
+            continue  # (stripping only shortens it)
         word = word.strip(".,;:!?\"'()")
-        if 10 <= len(word) <= 64 and all(char_classes(word)) and "/" not in word and "=" not in word:
+        # cheap rejections first, in C: no symbol at all, one case only, no digit (capture scans megabytes)
+        if not 10 <= len(word) <= 64 or word.isalnum() or "/" in word or "=" in word \
+                or word.lower() == word or word.upper() == word or not any(c.isdigit() for c in word):
+            continue
+        if all(char_classes(word)):
             return True
     return False
 
@@ -197,10 +203,20 @@ def _has_quoted_token(text) -> bool:
     return False
 
 
+_LAST_MNEMONIC_CHECK = [None, False]  # (text, answer): redact asks twice of one text (triggers, then formats)
+
+
 def could_hold_mnemonic(text) -> bool:
     """Twelve short lower-case words in a row: the shape of a wallet's recovery phrase (redact checks the words)."""
     if text.count(" ") + text.count("\n") < MNEMONIC_WORDS - 1:
         return False
+    if text is _LAST_MNEMONIC_CHECK[0]:
+        return _LAST_MNEMONIC_CHECK[1]
+    _LAST_MNEMONIC_CHECK[:] = [text, _mnemonic_run(text)]
+    return _LAST_MNEMONIC_CHECK[1]
+
+
+def _mnemonic_run(text) -> bool:
     run = 0
     for word in text.split():
         word = word.strip(".,;:!?\"'()")
