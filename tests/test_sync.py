@@ -643,3 +643,15 @@ def test_a_private_span_is_in_no_object_of_the_repository(two, remote):
         for word in (b"typed-door-code", b"typed-tag-word", b"updated-door-code", b"older-span-words",
                      b"audit-span-words", b"<private"):
             assert word not in blob, (repo, word)
+
+
+def test_a_second_sync_reads_only_what_changed(two, remote):
+    """The scan's cache (state/sync-files.txt) must come back as written: when its header was redacted as a token,
+    every sync read and checked every file again (10 new memories into 10,000 took 5 s instead of 1)."""
+    from brain.sync.tracked import read_cache
+
+    laptop, _ = two
+    laptop.remember("The nightly export writes to the reports bucket")
+    laptop.sync("--remote", str(remote))
+    cached = read_cache(laptop.root)
+    assert cached.files and cached.taken, (laptop.root / "state" / "sync-files.txt").read_text()[:200]

@@ -36,6 +36,7 @@ _PREFIX = re.compile(r"(?:[a-z][a-z0-9]{0,11}[_-]){1,3}")
 _PASSWORD_SYMBOLS = frozenset("!#$%&*;?^~|()[]{}<>,'\"`")
 # A sed or perl substitution given as one quoted argument (`sed -i 's/limit=5/limit=15/' .env`): an edit, not a key.
 _SUBSTITUTION = re.compile(r"(?:s|y|tr)([/|#:,@!])(?:(?!\1).){1,400}\1(?:(?!\1).){0,400}\1[a-zA-Z0-9]{0,4}")
+_SEPARATORS = re.compile(r"[-_/.]+")
 # A time written in an id ("garden-20261128T094512Z-cba6", "backup_2026-11-28T09:45Z_3f"): the rest decides.
 _STAMP = re.compile(r"\d{8}T\d{4,6}Z?|\d{4}-\d{2}-\d{2}(?:T\d{2}:?\d{2}(?::?\d{2})?Z?)?")
 _VOWELS = frozenset("aeiouAEIOU")
@@ -191,6 +192,9 @@ def alone_token_kind(token):
         value = rest  # "base64:…" (Laravel's APP_KEY), "token:…": the encoding's name is not the secret's shape
     prefix = _PREFIX.match(value)
     body = value[prefix.end():] if prefix else value
+    if all(part.isdigit() and len(part) <= 4 or (part.isalpha() and part.islower() and len(part) >= 2)
+           for part in _SEPARATORS.split(value)):
+        return None  # lower-case words and small numbers ("rlm-mem-sync-files/2", "docs-site-pages/12"): a name
     unstamped = _STAMP.sub("", body)
     if unstamped != body and is_hex(unstamped.replace("-", "").replace("_", "").replace(":", "") or "0"):
         return None  # a name, a time and a number or a short hash: an id made by a program, not a secret
