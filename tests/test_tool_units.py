@@ -43,6 +43,8 @@ def test_installed_versions(command, output, expected):
     ("go version", "go version go1.22.1 linux/amd64", ("go", "1.22.1")),
     ("terraform version", "Terraform v1.7.4\non linux_amd64", ("terraform", "1.7.4")),
     ("npx prisma --version", "prisma : 5.10.2", ("prisma", "5.10.2")),
+    ("elixir --version", "Erlang/OTP 27 [erts-15.2.7] [source] [64-bit]\n\nElixir 1.18.4 (compiled with Erlang/OTP 27)",
+     ("elixir", "1.18.4")),  # the runtime's line comes first
     ("ls -v", "a b", None),  # no version printed
     ("node -v && npm -v", "v20.11.1\n10.2.4", None),  # which line is whose: not said
     ("node script.js --version", "v1.0.0", None),  # a script's own option

@@ -79,6 +79,8 @@ def tool_version(command: str, output: str):
     if not m or not output:
         return None
     tool = m.group(1).split("/")[-1].rstrip("0123456789.") or m.group(1)
-    first = next((line for line in output.splitlines() if line.strip()), "")
-    found = _VERSION.search(first)
+    lines = [line for line in output.splitlines() if line.strip()]
+    # the line naming the tool, else the first: `elixir --version` prints the Erlang runtime's line first
+    line = next((line for line in lines if tool.lower() in line.lower()), lines[0] if lines else "")
+    found = _VERSION.search(line)
     return (tool.lower(), found.group(1) or found.group(2)) if found else None
