@@ -423,6 +423,25 @@ def write_user_json(path, value, *, indent=2) -> None:
     write_user_text(path, json.dumps(value, indent=indent, ensure_ascii=False) + "\n")
 
 
+def _open_for_append(path: str):
+    """(descriptor, its stat) of `path` opened to append, created if need be: never through a link, never a FIFO or
+    anything but a regular file."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK, FILE_MODE)
+    except OSError as exc:  # ELOOP: the file is a link (O_NOFOLLOW); ENXIO: a FIFO nobody reads
+        import errno  # only on this error path
+
+        if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENXIO):
+            raise StoreUnwritable(f"{path} is a symbolic link or not a regular file; rlm-mem appends only to its "
+                                  "own files (see `rlm-mem doctor`)") from exc
+        raise
+    opened = os.fstat(fd)
+    if not stat.S_ISREG(opened.st_mode):
+        os.close(fd)
+        raise StoreUnwritable(f"{path} is not a regular file; rlm-mem appends only to its own files")
+    return fd, opened
+
+
 def _append(path, data: bytes, rewritten: bool = False) -> None:
     """One write on an O_APPEND descriptor (concurrent appenders never interleave), never through a link. For a log
     that rewrite_log may replace (`rewritten`: the audit log, the episodes), the write holds a shared flock on the
@@ -432,25 +451,18 @@ def _append(path, data: bytes, rewritten: bool = False) -> None:
     path = os.fspath(path)
     ensure_dir(os.path.dirname(path))
     refuse_links(path)
+    if not rewritten:
+        fd, _ = _open_for_append(path)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        return
+    import fcntl  # a C module, loaded once per process
+
     for _ in range(8):  # a rewrite between our open and our lock: open the new file (one retry, in practice)
+        fd, opened = _open_for_append(path)
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW | _NONBLOCK, FILE_MODE)
-        except OSError as exc:  # ELOOP: the file is a link (O_NOFOLLOW); ENXIO: a FIFO nobody reads
-            import errno  # only on this error path
-
-            if exc.errno in (errno.ELOOP, errno.EMLINK, errno.ENXIO):
-                raise StoreUnwritable(f"{path} is a symbolic link or not a regular file; rlm-mem appends only to "
-                                      "its own files (see `rlm-mem doctor`)") from exc
-            raise
-        try:
-            opened = os.fstat(fd)
-            if not stat.S_ISREG(opened.st_mode):
-                raise StoreUnwritable(f"{path} is not a regular file; rlm-mem appends only to its own files")
-            if not rewritten:
-                os.write(fd, data)
-                return
-            import fcntl  # a C module, loaded once per process
-
             fcntl.flock(fd, fcntl.LOCK_SH)
             try:
                 now = os.lstat(path)
@@ -492,8 +504,8 @@ def rewrite_log(path, change) -> bool:
     """Rewrite an append-only text file as `change(text)` (None: leave it as it is), atomically, losing nothing
     appended meanwhile: the exclusive flock held from the read to the replace waits for appends under way, and an
     appender that waited for it finds the file replaced and appends to the new one (_append with `rewritten`, which
-    every writer of such a log passes). The caller holds the
-    store lock: two rewrites never meet. Returns whether the file was rewritten."""
+    every writer of such a log passes). The caller holds the store lock: two rewrites never meet. Returns whether
+    the file was rewritten."""
     import fcntl  # a C module, loaded once per process
 
     try:
