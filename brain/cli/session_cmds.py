@@ -14,12 +14,10 @@ from brain.hud.render import render_statusline
 from brain.hud.state import load_hud_state
 from brain.context.dependencies import ENV_TRANSCRIPT
 from brain.session.brief import current_brief, hud_text
-from brain.session.maintenance import after_capture
 from brain.setup.install import claude_json_path
 from brain.setup.install import install as do_install
 from brain.setup.install import uninstall as do_uninstall
 from brain.sync.status import behind_note
-from brain.util.timestamps import parse_timestamp
 
 BUNDLE_ROOT = Path(__file__).resolve().parents[2]
 

@@ -190,11 +190,11 @@ def alone_token_kind(token):
     scheme, colon, rest = value.partition(":")
     if colon and scheme.isalpha() and len(scheme) <= 12 and rest:
         value = rest  # "base64:…" (Laravel's APP_KEY), "token:…": the encoding's name is not the secret's shape
-    prefix = _PREFIX.match(value)
-    body = value[prefix.end():] if prefix else value
     if all(part.isdigit() and len(part) <= 4 or (part.isalpha() and part.islower() and len(part) >= 2)
            for part in _SEPARATORS.split(value)):
         return None  # lower-case words and small numbers ("rlm-mem-sync-files/2", "docs-site-pages/12"): a name
+    prefix = _PREFIX.match(value)
+    body = value[prefix.end():] if prefix else value
     unstamped = _STAMP.sub("", body)
     if unstamped != body and is_hex(unstamped.replace("-", "").replace("_", "").replace(":", "") or "0"):
         return None  # a name, a time and a number or a short hash: an id made by a program, not a secret
