@@ -28,7 +28,7 @@ def called(*uses, n=0, text=""):
 
 
 def bash(command, ok=True, result=""):
-    return ToolUse(id=None, name="Bash", summary=f"Bash: {command}", command=command, ok=ok, result=result)
+    return ToolUse(id=None, name="Bash", summary=f"Bash: {command}", command=command, ok=ok, output=result)
 
 
 def kinds_of(text, role="user", before=None):
@@ -424,7 +424,7 @@ def test_an_error_without_its_cause_or_its_fix_is_no_learning(result, reply):
 
 def test_routine_or_unrelated_errors_are_not_learnings():
     edit_fail = ToolUse(id=None, name="Edit", summary="Edit: a.py", file_path="a.py", ok=False,
-                        result="String to replace not found in file.")
+                        output="String to replace not found in file.")
     turns = [called(edit_fail, n=0),
              called(bash("pytest", ok=False, result="The user doesn't want to proceed with this tool use."), n=1),
              called(bash("pytest", result="ok"), n=2),

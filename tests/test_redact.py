@@ -331,9 +331,10 @@ def test_the_memo_holds_a_whole_bulk_batch_and_stays_bounded(monkeypatch):
     monkeypatch.setattr(redact_module, "_redact_once", lambda text: calls.append(text) or real(text))
     monkeypatch.setattr(redact_module, "_SEEN", {})
     monkeypatch.setattr(redact_module, "_seen_chars", 0)
-    batch = [f"memory {i}: the worker on host-{i} retries {i % 7} times" for i in range(8000)] + ["id", "kind"]
+    batch = [f"memory {i}: the worker on host-{i} retries {i % 7} times, then gives up and tells the person"
+             for i in range(8000)] + ["id", "kind"]  # (longer than the triggers-only check's 64 characters)
     first = [redact(text) for text in batch]
-    assert len(calls) == len(batch)
+    assert calls and all(text in redact_module._SEEN for text in batch)
     calls.clear()
     assert [redact(text) for text in batch] == first and calls == []
     for i in range(3000):  # ~6 million characters more
@@ -472,3 +473,58 @@ def test_every_held_out_secret_is_redacted_but_the_known_ceiling():
 def test_every_held_out_look_alike_is_kept():
     changed = [text for text in _heldout("lookalikes") if redact(text) != text]
     assert not changed, changed[:5]
+
+
+# --- redacting joined parts (capture joins a reply's blocks, and a turn with its [tools] line) ------------------
+
+_TOOL_LINES = ("[tools] Bash: pytest -q (12 passed)", "[tools] Edit: config/app.yaml; Bash: git push origin main",
+               "[tools] Bash: mysql -u root -pS3cretPassw0rd app (failed)")
+
+
+def _joined_cases():
+    from harness.trust_corpus import FIXTURES, cases
+
+    return [case for folder in (FIXTURES, HELDOUT) for case in cases(folder)]
+
+
+def test_a_secret_split_across_joined_parts_is_still_redacted():
+    """A multi-line secret (a key block, a numbered recovery phrase) cut where two parts meet: the window read
+    where they meet, or each part alone, redacts it whenever redacting the whole text would."""
+    from harness.trust_corpus import found, public_text
+
+    leaks, splits = [], 0
+    for kind, text, secrets in _joined_cases():
+        at = text.find("\n")
+        while at >= 0:
+            splits += 1
+            for separator in ("\n", "\n\n"):
+                whole = text[:at] + separator + text[at + 1:]
+                public = public_text(whole, secrets)
+                if any(found(s, redact(whole).lower(), public) for s in secrets):
+                    continue  # (missed whole as well: the corpus's ceiling, not the join's)
+                out = redact_module.redact_joined([text[:at], text[at + 1:]], separator).lower()
+                if any(found(s, out, public) for s in secrets):
+                    leaks.append((kind, at, separator))
+            at = text.find("\n", at + 1)
+    assert splits > 100 and not leaks, leaks[:5]
+
+
+def test_no_secret_runs_into_a_tools_line():
+    """redact_with_line trusts that nothing continues from a text into capture's own [tools] line: whatever
+    redacting the whole would hide, it hides, for every secret of both corpora, and the line itself is kept."""
+    from harness.trust_corpus import found, public_text
+
+    for kind, text, secrets in _joined_cases():
+        for line in _TOOL_LINES:
+            out = redact_module.redact_with_line(text, line)
+            public = public_text(text + "\n" + line, secrets)
+            whole = redact(text + "\n" + line).lower()
+            assert [s for s in secrets if found(s, out.lower(), public)] \
+                == [s for s in secrets if found(s, whole, public)], (kind, line)
+            assert out.endswith("\n" + redact(line))
+
+
+def test_joined_parts_without_secrets_are_remembered_as_redacted():
+    parts = ["The deploy script reads the region from the environment.", "Then it pushes the image."]
+    joined = redact_module.redact_joined(parts, "\n\n")
+    assert joined == "\n\n".join(parts) and redact_module._SEEN.get(joined) is joined

@@ -21,10 +21,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from harness.claude_code import BUNDLE_ROOT, fire
-from harness.trust_corpus import corpus, leaked, lookalikes_changed, positives, run_paths
+from harness.trust_corpus import FIXTURES, alone_cases, corpus, leaked, lookalikes_changed, positives, run_paths
 
 from brain.cli.main import cli
-from brain.safety.redact import redact, redact_value
+from brain.safety.redact import find_secrets, redact, redact_value
 from brain.safety.triggers import may_hold_secret
 from brain.scripts import ChunkStore
 from brain.store.doctor import check_store, repair_store
@@ -214,6 +214,14 @@ def test_redact_value_reaches_every_depth_and_keys():
 def test_every_secret_trips_the_cheap_check_writers_ask_first(text, secrets):
     # brain/util/files.py skips the regex engine for strings that trip no trigger: that must never skip a secret.
     assert may_hold_secret(text)
+
+
+def test_every_secret_alone_trips_the_cheap_check_too():
+    # Short strings skip the rules when the cheap check says no (brain/safety/redact.py): a token alone, of either
+    # corpus, must still trip it whenever a rule would find it.
+    tokens = [token for folder in (FIXTURES, FIXTURES.with_name("secrets-heldout")) for _, token, _ in alone_cases(folder)]
+    assert len(tokens) > 200
+    assert not [t for t in tokens if not may_hold_secret(t) and find_secrets(t)]
 
 
 def test_what_hooks_write_on_every_prompt_never_loads_the_regex_engine():

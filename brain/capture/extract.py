@@ -394,10 +394,8 @@ def _decision_words(content: str) -> set:
 
 
 def _commit_milestone(use, turn: Turn) -> Candidate | None:
-    if not use.command or use.ok is False or "nothing to commit" in use.result:
-        return None
-    subject = commit_message(use.command)
-    if not subject:
+    subject = commit_message(use.command) if use.command and use.ok is not False else None
+    if not subject or "nothing to commit" in use.result:
         return None
     confidence = CONFIDENCE["milestone" if use.ok else "milestone_unconfirmed"]  # unconfirmed: result not seen
     return _candidate("milestone", "note", f"Committed: {subject}", confidence, ("milestone", "git"), turn, "past")

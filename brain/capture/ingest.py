@@ -35,7 +35,7 @@ from brain.capture.transcript import parse_transcript, start_cwd
 from brain.context.project import ProjectInfo, memory_disabled, project_id
 from brain.index.search_index import connect
 from brain.recall.depth import summary_line
-from brain.safety.redact import redact_value
+from brain.safety.redact import redact_value, redact_with_line
 from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.store.episodes import append_episode
@@ -87,7 +87,8 @@ def _turn_content(turn) -> str:
     uses = uses[:MAX_TOOL_SUMMARIES]
     if uses:
         more = len(turn.tool_uses) - len(uses)
-        text = (text + "\n" if text else "") + TOOLS_LINE + "; ".join(uses) + (f" (+{more} more)" if more > 0 else "")
+        line = TOOLS_LINE + "; ".join(uses) + (f" (+{more} more)" if more > 0 else "")
+        text = redact_with_line(text, line) if text else line  # (text is redacted already: a memo lookup)
     return text
 
 

@@ -15,10 +15,11 @@ import json
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from brain.capture.settings.formats import format_of
 from brain.safety import private
-from brain.safety.redact import redact
+from brain.safety.redact import redact, redact_joined
 from brain.util.files import open_regular
 from brain.util.text import clip
 from brain.util.timestamps import timestamp_or_none
@@ -63,7 +64,7 @@ class ToolUse:
     command: str | None = None
     todos: tuple[Todo, ...] = ()  # TodoWrite only
     ok: bool | None = None  # None: no tool_result seen in the parsed range
-    result: str = ""  # shortened result text (head and tail); kept for heuristics, never stored as memory
+    output: str = ""  # the shortened result (head and tail) as the tool printed it: read `result`, not this
     edit: tuple[str, str] | None = None  # (old text, new text) of an Edit/MultiEdit: what the change replaced
     # Of a configuration file (settings/formats.format_of), what the call shows of it, each at most MAX_FILE_TEXT:
     edits: tuple = ()  # an Edit's or MultiEdit's replacements, in order: (old, new, replace_all)
@@ -71,6 +72,13 @@ class ToolUse:
     original: str | None = None  # the whole file before an Edit or Write (Claude Code's toolUseResult.originalFile)
     cell: tuple | None = None  # NotebookEdit: (cell id, new source, edit mode)
     shows_file: bool = False  # a call on a configuration file whose result shows its text (a whole-file Read...)
+
+    @cached_property
+    def result(self) -> str:
+        """The shortened result, redacted; for heuristics, never stored as memory whole. Redacted when first read:
+        most outputs are never read (a rule looks at a call's command first), and they are most of what capture
+        would otherwise scan for secrets."""
+        return redact(self.output)
 
 
 @dataclass(frozen=True)
@@ -429,7 +437,7 @@ class _Pending:
     record: dict
     offset: int
     role: str
-    text: str
+    pieces: list[str]  # the reply's text blocks, cleaned; redacted together when the turn is finished
     tool_uses: list[ToolUse]
 
 
@@ -717,7 +725,7 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
         use_id = _str(block.get("tool_use_id"))
         if use_id:
             text = _result_text(block.get("content"))
-            results[use_id] = (block.get("is_error") is True, redact(_shorten_result(text)))  # (errors are kept)
+            results[use_id] = (block.get("is_error") is True, _shorten_result(text))  # (errors are kept)
             if use_id in shown:  # one result a record: its toolUseResult is this call's
                 shown[use_id] = (text[:MAX_FILE_TEXT + 4096], record.get("toolUseResult") if len(tool_results) == 1
                                  else None)
@@ -726,20 +734,20 @@ def _take_record(record: dict, offset: int, parsed: ParsedTranscript, pending: l
         for raw in texts:  # older Claude Code versions put a hook's context into the prompt itself
             if _FENCE_MARK in raw:
                 parsed.recalled.extend(_fenced_lines(raw))
-    text = "\n\n".join(t for t in (redact(clean_text(t)) for t in texts) if t)
+    pieces = [t for t in map(clean_text, texts) if t]
     tool_uses = [_tool_use(b) for b in uses] if kind == "assistant" else []
     for use in tool_uses:
         if use.id and use.shows_file:
             shown[use.id] = ("", None)  # its result is kept when it comes (see _with_file_text)
-    if not text and not tool_uses:
+    if not pieces and not tool_uses:
         return  # tool output, command noise or an empty record: not anyone's words
     last = pending[-1] if pending else None
     if last is not None and kind == "assistant" and last.role == "assistant" and _same_thread(last.record, record):
         # Claude Code writes each block of a reply (text, every tool call) as its own record: one reply is one turn
-        last.text = "\n\n".join(t for t in (last.text, text) if t)
+        last.pieces.extend(pieces)
         last.tool_uses.extend(tool_uses)
         return
-    pending.append(_Pending(record, offset, kind, text, tool_uses))
+    pending.append(_Pending(record, offset, kind, pieces, tool_uses))
 
 
 def _with_file_text(use: ToolUse, output: str, details) -> ToolUse:
@@ -767,10 +775,10 @@ def _finish(p: _Pending, results: dict, abandoned: set, shown: dict) -> Turn:
     for use in p.tool_uses:
         outcome = results.get(use.id) if use.id else None
         if outcome is not None:
-            is_error, result = outcome
-            use = replace(use, ok=not is_error, result=result)
+            is_error, output = outcome
+            use = replace(use, ok=not is_error, output=output)
             if is_error:
-                errors.append(_error_text(result))
+                errors.append(_error_text(use.result))
             elif use.id in shown:
                 use = _with_file_text(use, *shown[use.id])
         uses.append(use)
@@ -779,7 +787,7 @@ def _finish(p: _Pending, results: dict, abandoned: set, shown: dict) -> Turn:
         uuid=_str(record.get("uuid")),
         offset=p.offset,
         role=p.role,
-        text=p.text,
+        text=redact_joined(p.pieces, "\n\n"),  # (redacted before anything reads, cuts or lower-cases it)
         timestamp=timestamp_or_none(record.get("timestamp"), millis=True),
         session_id=_str(record.get("sessionId")),
         is_sidechain=record.get("isSidechain") is True,

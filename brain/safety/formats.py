@@ -217,7 +217,7 @@ _FORMAT_MARKS = ("otpauth", "webhook.office.com", "slack-files.com", ":APA91b", 
 
 
 def find_format_secrets(text, lower):
-    if not any(mark in text for mark in _FORMAT_MARKS) and not _BITLOCKER.search(text):
+    if not any(mark in text for mark in _FORMAT_MARKS) and not triggers.has_digit_groups(text):
         return
     for m in _WHOLE_URI.finditer(text):
         if not m.group().startswith("otpauth") or _OTP_SECRET.search(m.group()):  # (no secret in it: a label)

@@ -457,9 +457,11 @@ def _find_spaced_settings(text, lower):
 def _find_alone_token(text, lower):
     """A whole field that is one token (a tag, an id, a title made of one word) judged by its shape; of a single
     `name=value` word, the value; of an id joined from fields ("<conversation>|<time>", "a=1;b=2"), each field."""
+    if len(text) > 8192:
+        return  # (could_be_alone_token's own bound, checked before copying)
     value = text.strip().strip("\"'`").rstrip(".,;:")
-    if not value or not triggers.could_be_alone_token(value):
-        return
+    if " " in value or "\n" in value or not triggers.could_be_alone_token(value):
+        return  # (a space or a line break: words, which could_be_alone_token would find after reading it all)
     start = text.find(value)
     name, eq, _ = value.partition("=")
     if eq and any(word in name.lower() for word in triggers.ASSIGNMENT):
@@ -574,6 +576,7 @@ def find_secrets(text):
     if len(lower) != len(text):         # a few non-ASCII letters change length; offsets must line up
         lower = text.translate(_ASCII_LOWER)
     spans = []
+    asked = {}  # a trigger tuple's answer for this text: three rules share ASSIGNMENT, two PROSE
     for finder, needs, lower_case in _RULES:
         if needs is _LONG:
             if not shapes.has_long_word(text):
@@ -588,11 +591,17 @@ def find_secrets(text):
             if not triggers.has_typed_password(text):
                 continue
         elif needs is not None:
-            haystack = lower if lower_case else text
-            for trigger in needs:  # (a plain loop: any() over a generator costs more than most searches)
-                if trigger in haystack:
-                    break
-            else:
+            key = id(needs) if lower_case else -id(needs)
+            present = asked.get(key)
+            if present is None:
+                haystack = lower if lower_case else text
+                present = False
+                for trigger in needs:  # (a plain loop: any() over a generator costs more than most searches)
+                    if trigger in haystack:
+                        present = True
+                        break
+                asked[key] = present
+            if not present:
                 continue
         spans.extend(finder(text, lower))
     if not spans:
@@ -649,19 +658,24 @@ def _redact_once(text):
 # way to disk (brain/util/files.py); the second time costs a dictionary lookup. A redacted text maps to itself.
 # Bounded by characters, not entries: a bulk batch of 1,000 chunks holds ~8,000 strings (most of them short keys),
 # and a bound of 2,048 entries emptied the memo before the writer's pass came back to them (0.25 ms a chunk).
+# Capture reads a whole transcript before it builds a chunk: a 2,000-turn one (10 MB) puts ~5 million characters
+# here, and at 4 million the memo emptied itself once, between the reading and the building (~1 MB more RSS now).
 _SEEN: dict = {}
-_SEEN_MAX_CHARS = 4_000_000
+_SEEN_MAX_CHARS = 8_000_000
 _SEEN_MAX_LENGTH = 64 * 1024
 _seen_chars = 0
+_CHEAP_CHECK_LENGTH = 64  # up to this length `triggers.may_hold_secret` costs less than running the rules
 
 
 def redact(text):
     """Return text with every secret replaced by ``[REDACTED:<kind>]``; idempotent."""
-    global _seen_chars
     small = len(text) <= _SEEN_MAX_LENGTH
     if small and (known := _SEEN.get(text)) is not None:
         return known
     original = text
+    if len(text) <= _CHEAP_CHECK_LENGTH and not triggers.may_hold_secret(text):
+        _remember(original, text)  # (ids, times, names: the triggers alone say no faster than the rules would)
+        return text
     # A new marker can change what its neighbours look like (a word boundary, a line start), so repeat to a
     # fixed point. Each pass only shrinks the unredacted text, so this ends; usually after one or two passes.
     for _ in range(8):
@@ -670,12 +684,69 @@ def redact(text):
             break
         text = redacted
     if small:
-        if _seen_chars >= _SEEN_MAX_CHARS:
-            _SEEN.clear()
-            _seen_chars = 0
-        _SEEN[original] = _SEEN[text] = text
-        _seen_chars += len(original) + (len(text) if text is not original else 0)
+        _remember(original, text)
     return text
+
+
+def _remember(original, redacted):
+    global _seen_chars
+    if len(original) > _SEEN_MAX_LENGTH or _SEEN.get(original) is redacted:
+        return
+    if _seen_chars >= _SEEN_MAX_CHARS:
+        _SEEN.clear()
+        _seen_chars = 0
+    _SEEN[original] = _SEEN[redacted] = redacted
+    _seen_chars += len(original) + (len(redacted) if redacted is not original else 0)
+
+
+def redact_with_line(text: str, line: str) -> str:
+    """`text + "\n" + line` redacted, for a line rlm-mem composed from redacted parts that starts with its own
+    marker (capture's "[tools] " line): no secret can run from the text into it, so each is redacted alone and
+    the result remembered as redacted. tests/test_redact.py checks that no secret of the corpora crosses the
+    break."""
+    joined = redact(text) + "\n" + redact(line)
+    _remember(joined, joined)
+    return joined
+
+
+def redact_joined(parts, separator: str) -> str:
+    """`separator.join(parts)` redacted, without scanning the whole again when the parts were redacted before (a
+    reply's text blocks). `separator` is whitespace, so no word runs across it.
+
+    Each part is redacted alone (a memo lookup when it was already); then only where two parts meet is read
+    again: up to _JOIN_WINDOW characters on each side, in whole lines or words. A rule firing there sends the whole
+    through `redact`. (A secret spread wider than that across two separately written parts is judged in each part
+    alone; tests/test_redact.py cuts every multi-line secret of the corpora at each line break to check it.)"""
+    joined = separator.join(redact(part) for part in parts)
+    for left, right in zip(parts, parts[1:]):
+        if find_secrets(_tail(left) + separator + _head(right)):
+            return redact(separator.join(parts))
+    _remember(joined, joined)
+    return joined
+
+
+_JOIN_WINDOW = 256
+
+
+def _tail(text):
+    """About the last _JOIN_WINDOW characters of text, starting at a line or a word (a longer last word: its
+    whole line)."""
+    cut = len(text) - _JOIN_WINDOW
+    if cut <= 0:
+        return text
+    breaks = [i for i in (text.find("\n", cut), text.find(" ", cut)) if i >= 0]
+    return text[min(breaks) + 1:] if breaks else text[text.rfind("\n", 0, cut) + 1:]
+
+
+def _head(text):
+    """About the first _JOIN_WINDOW characters of text, ending at a line or a word (see _tail)."""
+    if len(text) <= _JOIN_WINDOW:
+        return text
+    breaks = [i for i in (text.rfind("\n", 0, _JOIN_WINDOW), text.rfind(" ", 0, _JOIN_WINDOW)) if i > 0]
+    if breaks:
+        return text[:max(breaks)]
+    end = text.find("\n", _JOIN_WINDOW)
+    return text if end < 0 else text[:end]
 
 
 def redact_value(value):

@@ -229,6 +229,18 @@ def _mnemonic_run(text) -> bool:
     return False
 
 
+def has_digit_groups(text, groups: int = 8, size: int = 6) -> bool:
+    """Eight groups of six digits joined by dashes: the shape of a BitLocker recovery key (formats reads it)."""
+    if text.count("-") < groups - 1:
+        return False
+    parts = text.split("-")
+    for i in range(len(parts) - groups + 1):
+        if parts[i][-size:].isdigit() and parts[i + groups - 1][:size].isdigit() \
+                and all(len(p) == size and p.isdigit() for p in parts[i + 1:i + groups - 1]):
+            return True
+    return False
+
+
 def may_hold_secret(text: str) -> bool:
     """False only when no rule of `redact` could fire on `text` (so redacting it would change nothing)."""
     for trigger in SHAPES:
@@ -249,7 +261,7 @@ def may_hold_secret(text: str) -> bool:
             if _starts_a_token(text, prefix):
                 return True
     if _has_quoted_token(text) or could_hold_mnemonic(text) or has_bare_token_shape(text) or text.count(",") >= 63 \
-            or has_typed_password(text):
+            or has_typed_password(text) or has_digit_groups(text):
         return True
     for trigger in PGPASS + CRYPT + FORMAT_MARKS:
         if trigger in text:

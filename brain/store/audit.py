@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from brain.store.validation import schema_errors
-from brain.util.files import append_json_line, append_line, read_bytes, rewrite_log
+from brain.util.files import append_json_line, append_json_lines, read_bytes, rewrite_log
 from brain.util.timestamps import utc_now
 
 log = logging.getLogger("rlm_mem.audit")
@@ -44,10 +44,9 @@ def audit_many(root: Path, action: str, chunk_ids, *, actor: str | None = None, 
     if not chunk_ids:
         return
     when, actor = utc_now(), actor or default_actor()
-    lines = "\n".join(json.dumps({"time": when, "action": action, "chunk_id": cid, "actor": actor,
-                                  "reason": reason.get(cid) if isinstance(reason, dict) else reason},
-                                 ensure_ascii=False) for cid in chunk_ids)
-    append_line(Path(root) / "audit" / f"{when[:7]}.jsonl", lines, rewritten=True)
+    entries = [{"time": when, "action": action, "chunk_id": cid, "actor": actor,
+                "reason": reason.get(cid) if isinstance(reason, dict) else reason} for cid in chunk_ids]
+    append_json_lines(Path(root) / "audit" / f"{when[:7]}.jsonl", entries, rewritten=True)
     log.info("%s %d chunks by %s", action, len(chunk_ids), actor)
 
 

@@ -488,6 +488,14 @@ def append_json_line(path, value, *, rewritten: bool = False):
     return value
 
 
+def append_json_lines(path, values, *, rewritten: bool = False) -> None:
+    """Append JSON values (every string in them redacted, in place), one a line, in one write. Field by field, as
+    append_json_line: a batch's repeated strings (a time, an actor, a reason) are judged once, not once a line."""
+    lines = [fastjson.dumps(redacted(value)) for value in values]
+    if lines:
+        _append(path, ("\n".join(lines) + "\n").encode("utf-8"), rewritten)
+
+
 def append_text(path, text: str, *, create_with: str | None = None, rewritten: bool = False) -> None:
     """Append text (redacted). `create_with`: what a file this call creates starts with, such as a day's heading:
     written first and once however many writers race to create it (_create_holding)."""

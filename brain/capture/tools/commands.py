@@ -72,6 +72,11 @@ _VERSION_COMMAND = re.compile(r"^\s*(?:(?:npx|bunx|pnpm\s+exec|poetry\s+run|uv\s
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?)|(?<=[a-z])(\d+\.\d+(?:\.\d+)?)\b")
 
 
+def asks_version(command: str) -> bool:
+    """Whether `command` only prints a tool's version (its output is then worth reading)."""
+    return _VERSION_COMMAND.match(command.strip().split("\n", 1)[0]) is not None
+
+
 def tool_version(command: str, output: str):
     """(tool, version) a version command printed (`node -v` -> ("node", "20.11.1"); `python3.12 --version` is
     python's), or None."""

@@ -20,9 +20,9 @@ from collections import namedtuple
 from brain.capture.settings.formats import format_of, read_settings
 from brain.capture.settings.code import read_assignments
 from brain.capture.settings.lines import written_line
-from brain.capture.tools.commands import sed_edits, tool_version
+from brain.capture.tools.commands import asks_version, sed_edits, tool_version
 from brain.capture.tools.files import FileTexts
-from brain.capture.tools.packages import installed_versions
+from brain.capture.tools.packages import installed_versions, installs
 from brain.safety.redact import redact
 
 # path: the file, relative to the project root ("" for a command's output); old: the value the call replaced
@@ -75,11 +75,13 @@ def _from_command(turn, use, root) -> list:
     for file, old, new in sed_edits(use.command):
         if format_of(file):
             out += _from_fragments(turn, project_path(file, root), [(old, new, False)])
-    shown = tool_version(use.command, use.result)
+    # (a result is redacted when first read: read it only for a command whose output says something)
+    shown = tool_version(use.command, use.result) if asks_version(use.command) else None
     if shown:
         out.append(Observation(turn, "", f"{shown[0]} version", shown[1], None, False, use.command,
                                _output_line(use.result, shown[0], shown[1])))
-    for package, (old, new) in installed_versions(use.command, use.result).items():
+    installed = installed_versions(use.command, use.result) if installs(use.command) else {}
+    for package, (old, new) in installed.items():
         out.append(Observation(turn, "", f"{package} version", new, old, False, use.command,
                                _output_line(use.result, package, new)))
     return out

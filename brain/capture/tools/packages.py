@@ -84,12 +84,17 @@ def _package_key(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
+def installs(command: str) -> bool:
+    """Whether `command` installs, upgrades or removes packages (its output is then worth reading)."""
+    return bool(_INSTALL_WORDS & set(re.split(r"[^\w-]+", command.lower())))
+
+
 def installed_versions(command: str, output: str) -> dict:
     """package -> (old version or None, new version) an install or upgrade command's output says it installed:
     an arrow (`a 1.0 -> 1.1`), a `(was 1.0)`, an `over (1.0)`, or a version removed and another installed for one
     package in the same output (pip's uninstalled / installed, uv's and pnpm's - / + lines); a version installed
     with no old one said is (None, new). Nothing for a command that installs nothing."""
-    if not _INSTALL_WORDS & set(re.split(r"[^\w-]+", command.lower())):
+    if not installs(command):
         return {}
     found, removed, added = {}, {}, {}
     for line in output.splitlines()[:400]:
