@@ -157,6 +157,14 @@ def test_apply_prompt_commands_saves_only_on_change(tmp_path):
     assert hud_state.load_hud_state(tmp_path) == hud_state.default_state()
 
 
+def test_the_prompt_hook_writes_out_the_same_command_words():
+    """hooks/handlers holds sliders.COMMAND_WORDS written out, so that no prompt loads the slider table for them:
+    the two must stay the same list."""
+    from brain.hooks.handlers import COMMAND_WORDS
+
+    assert COMMAND_WORDS == sliders.COMMAND_WORDS
+
+
 # --- the box ---------------------------------------------------------------------------------------------------
 
 GAUGE_TEXTS = [

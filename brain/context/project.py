@@ -18,9 +18,9 @@ environment. A config file that cannot be read counts as "off": it may be the pe
 """
 import os
 
+from brain.cpython.fast import sha256  # as brain.util.fasthash gives it, without that module on every hook's path
 from brain.util import fastjson
 from brain.util.errors import RlmMemError
-from brain.util.fasthash import sha256
 from brain.util.tuple_type import tuple_type
 
 CONFIG_NAME = ".rlm-mem.json"

@@ -11,8 +11,13 @@ import os
 from brain.context.dependencies import ENV_PLUGIN_DATA, ENV_TRANSCRIPT
 from brain.context.resolve import resolve
 from brain.hooks.io import envelope
-from brain.hud.sliders import COMMAND_WORDS
 from brain.store.sensitivity import limit_from_env
+
+# brain/hud/sliders.py's COMMAND_WORDS, written out: importing the slider table for them put brain.hud and its
+# slider types on every prompt's path (~0.2 ms). tests/test_hud.py checks that the two agree.
+COMMAND_WORDS = (" mode", "_amp", "_boost", "_compass", "_depth", "_filter", "_pulse", "creativity", "creativity_pulse",
+                 "directness", "directness_filter", "humor", "humor_amp", "morality", "morality_compass", "slider",
+                 "tech_depth", "technicality", "verbosity", "verbosity_boost")
 
 # The session's last part, mined for candidates when memory is unwritable: 128 KB take ~0.2 s of CPU (512 KB took
 # 0.6 s, more than SessionEnd's 1.5 s as soon as the machine is busy; bench/trust.py measures it under load).

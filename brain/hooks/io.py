@@ -8,7 +8,6 @@ import os
 import stat
 import sys
 
-from brain.safety.triggers import may_hold_secret
 from brain.util import fastjson
 
 MAX_STDIN = 16 * 1024 * 1024
@@ -84,6 +83,8 @@ def stderr_line(message: str) -> None:
     a path or an error that holds a token)."""
     try:
         text = " ".join(str(message).split())
+        from brain.safety.triggers import may_hold_secret  # only when something is said: a hook that works says nothing
+
         if may_hold_secret(text):
             from brain.safety.redact import redact  # (with `re`) only for a message that may hold a secret
 

@@ -1,7 +1,8 @@
 """The LiveHud's six sliders and five modes (reference/livehud.md), and the words that may start a slider command.
 
-A table and nothing else: the prompt hook reads COMMAND_WORDS on every prompt to decide whether to load the
-command parser (brain/hud/state.py) at all.
+A table and nothing else. The prompt hook checks every prompt for COMMAND_WORDS to decide whether to load the
+command parser (brain/hud/state.py) at all, from a copy written out in brain/hooks/handlers.py (so that it never
+loads this table; tests/test_hud.py keeps the two the same).
 """
 from brain.util.tuple_type import tuple_type
 

@@ -14,9 +14,7 @@ they say whether the JSON index files are current (json_indexes.py).
 import os
 
 from brain.cpython.fast import sqlite3
-from brain.index.fingerprint import index_readable, month_fingerprint
 from brain.util import fastjson
-from brain.util.fasthash import sha1
 from brain.util.files import FILE_MODE, ensure_dir
 
 DB_NAME = "search.db"
@@ -126,6 +124,8 @@ def staleness(root):
     """Why the index is out of date: None (it is not), "files" (chunk folders changed since its last commit),
     "layout" (an older rlm-mem made it) or "damaged" (missing while there are chunk files, or not a database):
     the last two need a whole rebuild, too long for a hook to wait on."""
+    from brain.index.fingerprint import index_readable, month_fingerprint  # not the prompt hook's: it never asks
+
     chunks = os.path.isdir(os.path.join(os.fspath(root), "chunks"))
     if not index_readable(root):
         return "damaged" if chunks else None
@@ -404,6 +404,8 @@ def _identifier_parts(content: str) -> str:
 
 def content_hash(text: str) -> str:
     """Identity of a memory's words for write-time dedup: case and whitespace do not make a new memory."""
+    from brain.util.fasthash import sha1  # writers only: the prompt hook never hashes content
+
     return sha1(" ".join(text.lower().split()).encode("utf-8")).hexdigest()
 
 

@@ -22,7 +22,6 @@ from brain.cpython.fast import sqlite3
 from brain.index.access import record_access
 from brain.index.search_index import chunk_count, connect
 from brain.recall import candidates, gate, weights
-from brain.recall.depth import DEPTHS
 from brain.recall.prompt import Clock, Prompt
 from brain.recall.render import RecallResult, fill
 from brain.store.sensitivity import check_level
@@ -39,8 +38,11 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
     `now`: a datetime (naive means UTC) or epoch seconds; the current time by default. `exiting`: the process
     leaves through os._exit right after (the prompt hook), so the read-only index is left open: closing it
     (unmapping it, freeing its page cache) cost ~0.8 ms of the hook at 100,000 memories (bench/run.py)."""
-    if depth not in DEPTHS:
-        raise ValueError(f"unknown depth; use one of {', '.join(DEPTHS)}")
+    if depth != "full":  # the prompt hook's depth; another is checked against the list, loaded only for it
+        from brain.recall.depth import DEPTHS  # the depths' own module: the prompt hook's "full" needs none of it
+
+        if depth not in DEPTHS:
+            raise ValueError(f"unknown depth; use one of {', '.join(DEPTHS)}")
     check_level(max_sensitivity)
     budget = weights.DEFAULT_BUDGET_TOKENS if budget_tokens is None else max(0, int(budget_tokens))
     limit = weights.DEFAULT_LIMIT if limit is None else max(0, int(limit))

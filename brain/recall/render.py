@@ -3,7 +3,6 @@ contained in a chosen item is not repeated), shown with its id (which starts wit
 after the text, what its relative dates mean. A memory too long for its place is shown as the sentences around
 the prompt's words; a turn's tool calls are shown whole for the best memory only, after it only those naming a
 prompt word."""
-from brain.recall import depth as depths
 from brain.recall import weights
 from brain.recall.prompt import STEM_CHARS
 from brain.util.text import TOOLS_LINE, sentences, tool_calls, without_label
@@ -138,9 +137,13 @@ def _shown_text(row, depth, conn, words=(), limit: int | None = None, best: bool
                                               "status", "sensitivity") if row.get(k) is not None},
              "tags": row["tags"].split() if row["tags"] else []}
     if depth == "summary":
-        text = depths.summary_line(chunk)
+        from brain.recall.depth import summary_line  # summary and outcome only: the prompt hook shows "full"
+
+        text = summary_line(chunk)
     elif depth == "outcome":
-        text = depths.outcome_text(chunk)
+        from brain.recall.depth import outcome_text  # summary and outcome only: the prompt hook shows "full"
+
+        text = outcome_text(chunk)
     else:
         text = " ".join(row["content"].split())
         limit = weights.MAX_ITEM_CHARS if limit is None else limit

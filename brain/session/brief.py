@@ -16,7 +16,6 @@ from brain.context.project import ProjectInfo
 from brain.hud.render import render_hud
 from brain.hud.state import load_hud_state
 from brain.index.fingerprint import month_fingerprint
-from brain.recall.depth import summary_line
 from brain.session.usage import session_view
 from brain.sync.status import behind_note
 from brain.util.files import atomic_write_json, read_json
@@ -54,6 +53,8 @@ def _intent(row) -> str:
 
 def gauges(rows) -> dict:
     """The LiveHud's Past / intent / Future from the selected rows (last session record first)."""
+    from brain.recall.depth import summary_line  # a brief to compute: not on a reused brief's path
+
     rows = list(rows)
     last = _latest_session(rows)
     top = next((r for r in rows if r.get("kind") != "session"), None)
@@ -118,6 +119,7 @@ def render_memory(rows, project_name: str, total: int | None, changes=()) -> str
     """The brief's memory part: the most important rows in full, the latest value changes (`changes`, from
     recall/current.current_values) quoted, then an index of the rest, within CONTEXT_BUDGET_CHARS."""
     from brain.recall.render import RecallResult  # only when a brief is computed, not reused
+    from brain.recall.depth import summary_line  # only when a brief is computed, not reused
 
     if not rows:  # other projects' memory can still be recalled here, in the compact form the legend explains
         return f"Memory for project {project_name}: none yet. {RecallResult.LEGEND}" if total else ""

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 
 from brain.cpython.fast import sqlite3
 from brain.index import access, json_indexes, listing, search_index
-from brain.index.fingerprint import index_signature
+from brain.index.fingerprint import index_signature, month_fingerprint
 from brain.safety.redact import redact
 from brain.store.audit import audit, audit_many, forget_kept_versions
 from brain.store.build import (METADATA_FIELDS, build_chunk, bury, clean_tags, kept_content, mark_dormant, same_key,
@@ -432,7 +432,7 @@ class ChunkStore:
                 count, skipped = self._index_files(conn, progress)
                 search_index.end_bulk(conn)
                 search_index.next_generation(conn)
-                search_index.set_meta(conn, "fingerprint", search_index.month_fingerprint(self.root))
+                search_index.set_meta(conn, "fingerprint", month_fingerprint(self.root))
                 conn.execute("COMMIT")
                 conn.execute("INSERT INTO fts(fts) VALUES('optimize')")
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,8 +1,9 @@
 """sha1/sha256 without loading OpenSSL on the hooks' path: `hashlib` costs every hook ~2.5 ms at start-up
 (bench/private_imports.py), CPython's own sha256 (brain/cpython/fast) almost nothing.
 
-Same digests as hashlib. sha256 is on the hooks' hot path (project ids, fence nonces); sha1 (content hashes,
-queue names: writers) loads hashlib on first use, so the prompt hook never pays for it.
+Same digests as hashlib. sha256 is on the hooks' hot path (project ids, fence nonces), whose modules take it from
+brain/cpython/fast directly (this module would be one more import for every prompt); sha1 (content hashes, queue
+names: writers) loads hashlib on first use, so the prompt hook never pays for it.
 """
 from brain.cpython.fast import sha256
 

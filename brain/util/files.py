@@ -27,7 +27,6 @@ import os
 import stat
 import sys
 
-from brain.safety.triggers import may_hold_secret
 from brain.util import fastjson
 from brain.util.errors import InputTooLarge, NotRegularFile, StoreBusy, StoreUnwritable
 
@@ -44,13 +43,13 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 # ---------------------------------------------------------------- redaction
-def _may_hold_secret(value) -> bool:
+def _may_hold_secret(value, check) -> bool:
     if isinstance(value, str):
-        return may_hold_secret(value)
+        return check(value)
     if isinstance(value, dict):
-        return any(_may_hold_secret(k) or _may_hold_secret(v) for k, v in value.items())
+        return any(_may_hold_secret(k, check) or _may_hold_secret(v, check) for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        return any(_may_hold_secret(v) for v in value)
+        return any(_may_hold_secret(v, check) for v in value)
     return False
 
 
@@ -58,7 +57,9 @@ def redacted(value):
     """`value` with every string redacted at any depth (dicts and lists in place; see the module docstring)."""
     engine = sys.modules.get("brain.safety.redact")
     if engine is None:
-        if not _may_hold_secret(value):
+        from brain.safety.triggers import may_hold_secret  # at the first write: a hook that writes nothing skips it
+
+        if not _may_hold_secret(value, may_hold_secret):
             return value  # ids, times, paths: the regex engine never loads on a hook's path for these
         from brain.safety import redact as engine  # (with `re`) only for a string that may hold a secret
     return engine.redact_value(value)
