@@ -57,6 +57,11 @@ class Sample:
     stderr: str
 
 
+# The live session as Claude Code names one: a UUID, its transcript <session id>.jsonl (a name such as
+# "bench-live" is a string the writer's redaction check has to judge; a UUID is not).
+LIVE_SESSION = "3f1c9a2e-7b4d-4e8a-9c61-52d0b7a4e913"
+
+
 def run_once(command: str, *, env: dict, cwd: Path, stdin: bytes = b"", timeout: float = 600) -> Sample:
     """`bash -c command`, timed from spawn to exit."""
     with tempfile.TemporaryFile() as fin, tempfile.TemporaryFile() as fout, tempfile.TemporaryFile() as ferr:
@@ -251,9 +256,9 @@ def _hook_trouble(sample: Sample) -> str:
 def measure_hooks(ws: Workspace, runs: int) -> dict:
     """SessionStart (its brief cached), UserPromptSubmit for prompts that match and for prompts that match
     nothing, and `rlm-mem recall`, each run right after a bare run; then the first SessionStart after a write."""
-    live = ws.transcripts / "bench-live.jsonl"
-    write_transcript(live, "bench-live", str(ws.cwd), 4_000, seed="live")
-    base = {"session_id": "bench-live", "transcript_path": str(live), "cwd": str(ws.cwd)}
+    live = ws.transcripts / f"{LIVE_SESSION}.jsonl"
+    write_transcript(live, LIVE_SESSION, str(ws.cwd), 4_000, seed="live")
+    base = {"session_id": LIVE_SESSION, "transcript_path": str(live), "cwd": str(ws.cwd)}
     start_payload = dict(base, source="startup")
 
     def prompt_case(prompts):
@@ -555,10 +560,10 @@ def measure_capture(ws: Workspace, args, shared: Path) -> dict:
 # ---------------------------------------------------------------- profiles of what misses
 def profile(ws: Workspace, out_dir: Path, size: int, log) -> list:
     """-X importtime and cProfile of each hook, written to out_dir; returns the files."""
-    live = ws.transcripts / "bench-live.jsonl"
+    live = ws.transcripts / f"{LIVE_SESSION}.jsonl"
     if not live.exists():
-        write_transcript(live, "bench-live", str(ws.cwd), 4_000, seed="live")
-    base = {"session_id": "bench-live", "transcript_path": str(live), "cwd": str(ws.cwd)}
+        write_transcript(live, LIVE_SESSION, str(ws.cwd), 4_000, seed="live")
+    base = {"session_id": LIVE_SESSION, "transcript_path": str(live), "cwd": str(ws.cwd)}
     events = {"session-start": ("SessionStart", dict(base, source="startup")),
               "user-prompt-submit": ("UserPromptSubmit", dict(base, prompt=PROMPTS[0]))}
     written = []

@@ -53,6 +53,15 @@ def test_session_start_reuses_its_brief_without_sqlite_or_regex(captured):
     assert again.context == first.context
 
 
+def test_a_cached_start_loads_no_secret_check(captured):
+    """What a start served from its cached brief writes or names (a session id as Claude Code makes them, the
+    brief's file named by a hash) holds no string the trigger tables would have to judge (~0.3 ms a start)."""
+    start = dict(captured, session_id="0f8fad5b-d9cb-469f-a165-70867728950e", source="startup")
+    fire("SessionStart", start)
+    mods = imported("session-start", start, os.environ.copy())
+    assert "brain.session.brief" in mods and not {m for m in mods if m.startswith("brain.safety.")}, sorted(mods)
+
+
 def test_the_brief_is_recomputed_when_memory_changes(captured, isolated_memory):
     before = fire("SessionStart", dict(captured, source="startup"))[0].context
     store = ChunkStore(isolated_memory)
@@ -72,7 +81,8 @@ def test_prompt_hook_loads_no_heavy_modules(captured):
     assert "_sqlite3" in mods and not mods & {"functools", "collections"}, sorted(mods & {"functools", "collections"})
     # Modules only other hooks, writers or other depths use (~0.3 ms of every prompt at 10k memories, bench/run.py).
     elsewhere = {"brain.hud", "brain.hud.sliders", "brain.recall.depth", "brain.index.fingerprint",
-                 "brain.util.fasthash"}
+                 "brain.util.fasthash",
+                 "brain.safety.triggers", "brain.safety.families"}  # the access line: ids and a time (~0.4 ms)
     assert not mods & elsewhere, sorted(mods & elsewhere)
 
 

@@ -281,3 +281,11 @@ def test_every_environment_variable_read_is_documented_in_the_readme():
         names |= set(re.findall(r"""^[A-Z_]*ENV[A-Z_]* = ["']([A-Z][A-Z0-9_]+)["']""", source, re.M))
     assert names, "no environment variable found: the pattern is wrong"
     assert not {n for n in names if f"`{n}`" not in readme}, sorted(n for n in names if f"`{n}`" not in readme)
+
+
+def test_no_module_over_800_lines_and_a_readme_a_newcomer_reads():
+    """Issue 38's bounds: a module a newcomer can read whole; README.md a guide (figures live in bench/README.md)."""
+    long = {str(p.relative_to(ROOT)): n for p in (ROOT / "brain").rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800}
+    assert not long, long
+    assert len((ROOT / "README.md").read_text(encoding="utf-8")) <= 12_000

@@ -19,6 +19,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 from harness.claude_code import BUNDLE_ROOT, fire
 from harness.trust_corpus import FIXTURES, alone_cases, corpus, leaked, lookalikes_changed, positives, run_paths
@@ -239,6 +241,29 @@ def test_what_hooks_write_on_every_prompt_never_loads_the_regex_engine():
         entry = json.dumps({"session_id": session, "transcript_path": f"/home/dev/.claude/projects/-home-dev-app/"
                             f"{session}.jsonl", "cwd": "/home/dev/app", "final": True, "enqueued": 1.5e9})
         assert not may_hold_secret(line) and not may_hold_secret(entry), (line, entry)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcdefABCDEF0123456789-:TZchunkxyz =", min_size=0, max_size=30))
+def test_what_the_writer_takes_as_plainly_clean_holds_no_secret(text):
+    """The writer lets chunk ids, UTC times and words of five letters through without the trigger check; each of
+    those shapes must be one redaction leaves alone."""
+    from brain.util.files import _plainly_clean
+
+    if _plainly_clean(text):
+        assert redact(text) == text
+
+
+def test_the_plainly_clean_shapes_are_exact():
+    from brain.util.files import _plainly_clean
+
+    assert _plainly_clean("chunk-2026-11-28-1a2b3c4d") and _plainly_clean("2026-11-28T12:00:00Z")
+    assert _plainly_clean("ids")
+    assert _plainly_clean("0f8fad5b-d9cb-469f-a165-70867728950e")
+    for text in ("chunk-2026-11-28-1A2B3C4D", "chunk-2026-11-28-1a2b3c4g", "chunk-2026x11-28-1a2b3c4d",
+                 "2026-11-28T12:00:00+0", "hunter2", "pa55", "sk-ab", "chunk-2026-11-28-1a2b3c4d5",
+                 "0f8fad5b-d9cb-469f-a165-70867728950g", "0f8fad5bd9cb-469f-a165-70867728950e-"):
+        assert not _plainly_clean(text), text
 
 
 def test_text_without_a_trigger_is_never_changed_by_redaction():

@@ -10,7 +10,7 @@ import time
 
 from brain.context.project import find_git
 from brain.util import fastjson
-from brain.util.files import append_line, atomic_write_json
+from brain.util.files import append_json_line, append_line, atomic_write_json
 
 LOG_NAME = "access_log.jsonl"
 FOLD_THRESHOLD = 2000
@@ -25,8 +25,8 @@ def log_path(root):
 def record_access(root, ids, when: str | None = None) -> None:
     ids = [i for i in dict.fromkeys(ids) if i]
     if ids:
-        line = fastjson.dumps({"t": when or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ids": ids})
-        append_line(os.path.join(os.fspath(root), "index", LOG_NAME), line)
+        entry = {"t": when or time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "ids": ids}
+        append_json_line(os.path.join(os.fspath(root), "index", LOG_NAME), entry)
 
 
 def _read(path) -> dict:

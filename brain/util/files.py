@@ -53,10 +53,38 @@ def _may_hold_secret(value, check) -> bool:
     return False
 
 
+_HEX = frozenset("0123456789abcdef")
+_DIGITS = frozenset("0123456789")
+
+
+def _plainly_clean(text: str) -> bool:
+    """A string whose whole shape no secret takes (redaction leaves it as it is): a chunk id
+    (chunk-2026-11-28-1a2b3c4d), a UTC time (2026-11-28T12:00:00Z), a UUID (Claude Code's session ids) or a word of
+    at most five letters (a key such as "t" or "ids"). What the hooks write is mostly these: checked here, the
+    trigger tables (~0.4 ms) do not load for them."""
+    n = len(text)
+    if n <= 5:
+        return text.isalpha() and text.isascii()
+    if n == 25 and text.startswith("chunk-"):
+        return _DIGITS.issuperset(text[6:10] + text[11:13] + text[14:16]) and text[10] == text[13] == text[16] == "-" \
+            and _HEX.issuperset(text[17:])
+    if n == 36:
+        return text[8] == text[13] == text[18] == text[23] == "-" and _HEX.issuperset(text.replace("-", "")) \
+            and text.count("-") == 4
+    return n == 20 and text[10] == "T" and text[19] == "Z" and text[4] == text[7] == "-" and text[13] == text[16] == ":" \
+        and _DIGITS.issuperset(text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19])
+
+
+def _not_plainly_clean(text: str) -> bool:
+    return not _plainly_clean(text)
+
+
 def redacted(value):
     """`value` with every string redacted at any depth (dicts and lists in place; see the module docstring)."""
     engine = sys.modules.get("brain.safety.redact")
     if engine is None:
+        if not _may_hold_secret(value, _not_plainly_clean):
+            return value  # the prompt hook's access line (ids, a time), a session id: no trigger table loads
         from brain.safety.triggers import may_hold_secret  # at the first write: a hook that writes nothing skips it
 
         if not _may_hold_secret(value, may_hold_secret):
