@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brain.capture.alternatives import job_of, same_job
-from brain.capture.transcript import ToolUse, Turn
+from brain.capture.tool_calls import ToolUse
+from brain.capture.transcript import Turn
 from brain.capture.currency import (
     _asked_values,
     session_changes,

@@ -7,7 +7,8 @@ from conftest import SHARED_TRANSCRIPTS
 from brain.capture.extract import Candidate, extract_memories
 from brain.capture.rules.tool_events import commit_message
 from brain.capture.session_record import session_record
-from brain.capture.transcript import Todo, ToolUse, Turn, parse_transcript
+from brain.capture.tool_calls import Todo, ToolUse
+from brain.capture.transcript import Turn, parse_transcript
 
 SHARED = SHARED_TRANSCRIPTS
 CODING = Path(__file__).resolve().parent / "fixtures" / "transcripts" / "coding_session.jsonl"

@@ -141,11 +141,11 @@ def test_a_tool_error_holding_a_secret_is_redacted_before_it_is_clipped(tmp_path
 
 
 def test_a_long_result_is_shortened_where_words_end():
-    from brain.capture.transcript import _shorten_result
+    from brain.capture.tool_calls import shorten_result
 
     token = "ghp_" + "A1b2C3d4E5" * 4
     text = "y" * 390 + " " + token + " " + "z " * 1000 + token + " end"
-    short = _shorten_result(text)
+    short = shorten_result(text)
     for piece in short.split():
         assert piece == token or token not in piece and not (token.startswith(piece) or token.endswith(piece)) \
             or piece in ("…",) or set(piece) <= {"y", "z"} or piece == "end"

@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from conftest import SHARED_TRANSCRIPTS
 
-from brain.capture.transcript import MAX_FILE_TEXT, clean_text, parse_transcript, read_output_text
+from brain.capture.tool_calls import MAX_FILE_TEXT, read_output_text
+from brain.capture.transcript import clean_text, parse_transcript
 from brain.util.timestamps import normalize_timestamp, timestamp_or_none
 
 SHARED = SHARED_TRANSCRIPTS
@@ -291,10 +292,10 @@ def test_five_megabytes_parse_in_linear_work(tmp_path):
 
 
 def test_an_edit_adding_a_few_short_lines_names_them_in_its_summary():
-    from brain.capture.transcript import _tool_use
+    from brain.capture.tool_calls import tool_use
 
     def summary(name, tool_input):
-        return _tool_use({"name": name, "input": tool_input}).summary
+        return tool_use({"name": name, "input": tool_input}).summary
 
     assert summary("Edit", {"file_path": "Dockerfile", "old_string": "FROM node:18-alpine",
                             "new_string": "FROM node:20-alpine"}) == "Edit: Dockerfile → FROM node:20-alpine"

@@ -15,7 +15,7 @@ to chunks already stored (`ChunkStore.link_many`, one write session); adding the
 """
 from dataclasses import dataclass, field
 
-from brain.capture.transcript import EDIT_TOOLS
+from brain.capture.tool_calls import EDIT_TOOLS
 from brain.store.build import key_hash
 from brain.store.chunk import new_chunk_id
 from brain.util.errors import RlmMemError

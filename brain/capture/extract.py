@@ -32,7 +32,8 @@ from brain.capture.rules.triggers import (
     vague_object,
 )
 from brain.capture.scopes import PROJECT, scope_of
-from brain.capture.transcript import EDIT_TOOLS, Turn
+from brain.capture.tool_calls import EDIT_TOOLS
+from brain.capture.transcript import Turn
 from brain.util.text import STOPWORDS, clip, holds_value, sentences, words
 from brain.util.values import value_kinds
 

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 from brain.capture.rules.sentences import split_sentences
 from brain.capture.rules.tool_events import changes_something, explains_cause, failure_line, routine_refusal, states_fix
-from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
+from brain.capture.tool_calls import EDIT_TOOLS, READ_TOOLS
+from brain.capture.transcript import Turn
 from brain.util.text import STOPWORDS, clip
 
 MAX_OPEN = 20  # errors waiting at once: older ones are forgotten

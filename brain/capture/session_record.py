@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from brain.capture.learnings import command_key
 from brain.capture.rules.sentences import prose_lines, split_sentences
 from brain.capture.rules.tool_events import follow_up, runs_tests, tests_passed
-from brain.capture.transcript import EDIT_TOOLS, READ_TOOLS, Turn
+from brain.capture.tool_calls import EDIT_TOOLS, READ_TOOLS
+from brain.capture.transcript import Turn
 from brain.util.text import clip, sentences
 
 _MAX_COMMANDS = 20

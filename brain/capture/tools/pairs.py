@@ -5,7 +5,7 @@ from brain.capture.tools.commands import command_changes
 from brain.capture.tools.edits import edit_changes, edited_number, said_as
 from brain.capture.tools.options import argument_changes, config_changes, flag_changes
 from brain.capture.tools.packages import manifest_changes
-from brain.capture.transcript import EDIT_TOOLS
+from brain.capture.tool_calls import EDIT_TOOLS
 
 
 def tool_changes(turn, asked) -> list:
