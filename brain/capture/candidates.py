@@ -62,10 +62,14 @@ class MemoryCandidate:
 def _redacted_name(name: str) -> str:
     """A file name redacted also as the words it joins with "_" (a token glued to "bot_token_" is not a token's
     start): read with spaces, any secret found makes the name the redacted words, joined again."""
-    name = redact(name).strip()
-    spaced = name.replace("_", " ")
+    redacted = redact(name).strip()
+    spaced = redacted.replace("_", " ")
     found = redact(spaced)
-    return name if found == spaced else found.replace(" ", "_")
+    if redacted == name.strip() and found == spaced:
+        return redacted
+    # a secret was in it: the name becomes the redacted words as a file name ("…_redacted_password.md"), which
+    # the block's reader keeps as it is (a marker's brackets would not survive being read back)
+    return slug_filename(found)
 
 
 def _normalise_content(text) -> str:
