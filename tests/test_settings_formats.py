@@ -340,6 +340,23 @@ def test_constants_in_code(path, text, expected):
     assert settings(path, text) == expected
 
 
+def test_arguments_and_entries_written_one_to_a_line_in_code():
+    """Configuration written in code (an Airflow DAG, a Vite config): an argument or a dict entry given a literal
+    (or one call of one) on its own line; a variable assigned in a body, a computed argument and a nested
+    object's first line are none."""
+    dag = ('with DAG(\n    dag_id="orders_daily",\n    schedule="0 6 * * *",\n    default_args={\n'
+           '        "retries": 1,\n        "retry_delay": timedelta(minutes=5),\n        \'owner\': \'data\',\n'
+           '        "on_failure_callback": notify,\n    },\n    catchup=False,\n) as dag:\n'
+           '    count = 0\n    total = compute(x),\n    x=foo(bar, baz),\n')
+    assert settings("dags/orders_daily.py", dag) == {
+        "dag_id": "orders_daily", "schedule": "0 6 * * *", "retries": "1", "retry_delay": "timedelta(minutes=5)",
+        "owner": "data", "catchup": "False"}
+    vite = "export default defineConfig({\n  server: { port: 5173 },\n  port: 5174,\n  timeout: 30\n})\n"
+    assert settings("vite.config.ts", vite) == {"port": "5174"}
+    # an edit's fragment, as capture reads one
+    assert settings("dags/orders_daily.py", '    "retries": 3,') == {"retries": "3"}
+
+
 def test_shell_scripts_options_and_variables():
     text = ("#!/bin/bash\n#SBATCH --partition=h100\n#SBATCH --gres=gpu:4\nexport WANDB_PROJECT=wren\n"
             "srun python train.py --lr=1e-4\nsrun python eval.py --lr=2e-5\nOUT=$HOME/runs\n")

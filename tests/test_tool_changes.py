@@ -270,6 +270,19 @@ def test_a_constant_in_code_and_an_option_in_a_batch_script(tmp_path, store, pro
                              "HUBSPOT_MAX_RPS = 4 (was 10) in src/hubspot_client.py"]
 
 
+def test_an_argument_and_a_dict_entry_changed_in_a_dag(tmp_path, store, project):
+    dag = 'with DAG(\n    schedule="0 6 * * *",\n    default_args={\n        "retries": 1,\n    },\n):\n    pass\n'
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("The DAG."), Assistant("Written.", [Write("dags/orders.py", dag)])]),
+        ("s2", 2, [User("It dies on the vacuum window."),
+                   Assistant("More retries, an hour earlier.", [
+                       Edit("dags/orders.py", '        "retries": 1,', '        "retries": 3,'),
+                       Edit("dags/orders.py", '    schedule="0 6 * * *",', '    schedule="0 5 * * *",')])]),
+    ])
+    assert stated(store) == ["retries = 3 (was 1) in dags/orders.py",
+                             "schedule = 0 5 * * * (was 0 6 * * *) in dags/orders.py"]
+
+
 # ---------------------------------------------------------------------------------------------------- commands
 def test_install_output_and_version_commands(tmp_path, store, project):
     old = store.create_chunk("Decision: stay on celery 5.3.6 until arq is ready.", created=_days_ago(20),
