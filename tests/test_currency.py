@@ -387,3 +387,14 @@ def test_an_edit_changing_a_short_duration_a_version_or_one_quoted_name_is_a_cha
                                                                                    "baseline-version = 4")]
     assert edit_changes("  requests-per-minute: 100\n", "  requests-per-minute: 20\n") == [
         ("requests-per-minute = 100", "requests-per-minute = 20")]
+
+
+def test_the_old_value_of_a_subject_is_the_one_beside_it():
+    """"upgrade airflow to 2.9": an older memory's "Airflow 2.8.1 with dbt 1.7.4" gives 2.8.1, not dbt's version
+    (which had superseded true dbt memories)."""
+    from brain.capture.currency import _values_beside
+
+    text = "Local Airflow 2.8.1 with dbt 1.7.4 and the postgres provider 5.10.0."
+    assert _values_beside(text, "airflow", "2.9") == ["2.8.1"]
+    assert _values_beside("We run Airflow 2.8.1. Later: airflow 2.8.3 in staging.", "airflow", "2.9") == \
+        ["2.8.1", "2.8.3"]

@@ -27,8 +27,14 @@ from brain.capture.transcript import Turn
     ("poetry update celery", "  - Updating celery (5.3.6 -> 5.4.0)", {"celery": ("5.3.6", "5.4.0")}),
     ("go get github.com/go-chi/chi/v5@latest", "go: upgraded github.com/go-chi/chi/v5 v5.0.10 => v5.0.12",
      {"github.com/go-chi/chi/v5": ("5.0.10", "5.0.12")}),
+    ("pip install -U sqlfluff 2>&1 | grep -E 'Found existing|Successfully installed'",  # filtered: no uninstall line
+     "  Found existing installation: sqlfluff 2.3.5\nSuccessfully installed sqlfluff-3.0.7",
+     {"sqlfluff": ("2.3.5", "3.0.7")}),
+    ("dbt deps --upgrade", "11:03:41  Installing dbt-labs/dbt_utils\n11:03:42  Installed from version 1.3.0\n"
+                           "11:03:42  Up to date!", {"dbt-utils": (None, "1.3.0")}),
     # look-alikes: a command that installs nothing, output without versions, a migration's arrow, a download
     ("pytest -q", "a 1.0 -> 1.1\n3 passed", {}),
+    ("grep -i version package.json", '  "react": "18.3.1",\n+ react 18.3.1', {}),  # `-i` is no npm `i`
     ("npm install", "added 247 packages, and audited 248 packages in 5s", {}),
     ("alembic upgrade head", "Running upgrade 0042 -> 0043, add index", {}),
     ("pip install celery", "  Downloading celery-5.4.0-py3-none-any.whl (425 kB)", {}),

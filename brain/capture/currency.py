@@ -67,8 +67,8 @@ BESIDE_WORDS = 5  # how close to its subject an older value must be written ("ho
 
 
 def _values_beside(text: str, subject: str, new: str) -> list:
-    """Values of `new`'s kind (or dotted versions, for a version) written within a few words after `subject` (or
-    its plural) in `text`."""
+    """The value of `new`'s kind (or the dotted version, for a version) written first within a few words after
+    `subject` (or its plural) in `text`: the one beside it ("Airflow 2.8.1 with dbt 1.7.4": 2.8.1, not dbt's)."""
     kind = next((k for k, v in value_kinds(new)), None)
     subject = subject.lower()
     found = []
@@ -78,7 +78,7 @@ def _values_beside(text: str, subject: str, new: str) -> list:
             values = [v.group(0) for v in DOTTED_VERSION.finditer(window)]
         else:
             values = [v for k, v in value_kinds(window) if k == kind]
-        found += [v for v in values if not holds_value(v, new) and v not in found]
+        found += [v for v in values[:1] if not holds_value(v, new) and v not in found]
     return found
 
 

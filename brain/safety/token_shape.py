@@ -190,9 +190,14 @@ def alone_token_kind(token):
     scheme, colon, rest = value.partition(":")
     if colon and scheme.isalpha() and len(scheme) <= 12 and rest:
         value = rest  # "base64:…" (Laravel's APP_KEY), "token:…": the encoding's name is not the secret's shape
+    parts = _SEPARATORS.split(value)
     if all(part.isdigit() and len(part) <= 4 or (part.isalpha() and part.islower() and len(part) >= 2)
-           for part in _SEPARATORS.split(value)):
+           for part in parts):
         return None  # lower-case words and small numbers ("rlm-mem-sync-files/2", "docs-site-pages/12"): a name
+    if all(part.isalpha() and part.islower() or part.isdigit() and len(part) <= 4
+           or len(part) <= 3 and part.isalnum() and part.islower() for part in parts) \
+            and sum(len(part) for part in parts if part.isalpha() and len(part) >= 3) >= len(value) // 2:
+        return None  # words and a short mark ("q2-staging-dedupe", "k8s-node-pools", "s3-backup"): a name
     prefix = _PREFIX.match(value)
     body = value[prefix.end():] if prefix else value
     unstamped = _STAMP.sub("", body)

@@ -60,7 +60,7 @@ def manifest_changes(file_path: str, old: str, new: str) -> list:
 
 
 
-_INSTALL_WORDS = frozenset("install installed add upgrade update up sync init get bump i".split())
+_INSTALL_WORDS = frozenset("install installed add upgrade update up sync init get bump i deps".split())
 _V = r"v?(\d+\.\d[\w.+-]*?)"  # a version with a dot: `0042 -> 0043` is a migration, not a package
 # `serde v1.0.196 -> v1.0.197` (cargo), `phoenix 1.7.10 => 1.7.12` (mix), `node 20.1.0 -> 22.0.0` (brew), `go:
 # upgraded x v1.2.0 => v1.3.0`, `react ^18.2.0 → ^18.3.1`
@@ -78,6 +78,12 @@ _SPACED = re.compile(r"^[ \t]*(?:(?P<mark>[-+*])[ \t]+)?(?P<verb>(?:Installing|I
                      r"Downloading|Removing|Uninstalling)[ \t]+)?(?P<name>@?[A-Za-z][\w./@-]*)[ \t]+\(?v?"
                      r"(?P<version>\d+(?:\.\d+)+[\w+-]*(?:\.\w+)*)\)?(?:\.\.\.)?(?:[ \t].*)?$")
 _GONE = ("uninstall", "remov", "delet")
+# pip names what it is about to replace (`Found existing installation: celery 5.3.6`, often the only line left of
+# it when the output is filtered); dbt deps names the package on one line and its version on the next
+# (`Installing dbt-labs/dbt_utils` / `Installed from version 1.3.0`).
+_FOUND_EXISTING = re.compile(rf"Found existing installation:[ \t]+(@?[A-Za-z][\w./@-]*)[ \t]+{_V}[ \t]*$")
+_DBT_INSTALLING = re.compile(r"\bInstalling[ \t]+([\w-]+/[\w.-]+)[ \t]*$")
+_DBT_INSTALLED = re.compile(rf"\bInstalled from (?:version|revision)[ \t]+{_V}[ \t]*$")
 
 
 def _package_key(name: str) -> str:
@@ -86,7 +92,8 @@ def _package_key(name: str) -> str:
 
 def installs(command: str) -> bool:
     """Whether `command` installs, upgrades or removes packages (its output is then worth reading)."""
-    return bool(_INSTALL_WORDS & set(re.split(r"[^\w-]+", command.lower())))
+    words = re.split(r"[^\w-]+", command.lower())  # (`--upgrade` counts; `-i` is grep's, sed's, not npm's `i`)
+    return bool(_INSTALL_WORDS & {word[2:] if word.startswith("--") else word for word in words})
 
 
 def installed_versions(command: str, output: str) -> dict:
@@ -96,8 +103,20 @@ def installed_versions(command: str, output: str) -> dict:
     with no old one said is (None, new). Nothing for a command that installs nothing."""
     if not installs(command):
         return {}
-    found, removed, added = {}, {}, {}
+    found, removed, added, installing = {}, {}, {}, None
     for line in output.splitlines()[:400]:
+        existing = _FOUND_EXISTING.search(line)
+        if existing:
+            removed[_package_key(existing.group(1))] = existing.group(2)
+            continue
+        dbt_package, installing = installing, None
+        if _DBT_INSTALLING.search(line):
+            installing = _DBT_INSTALLING.search(line).group(1)
+            continue
+        dbt_version = _DBT_INSTALLED.search(line) if dbt_package else None
+        if dbt_version:
+            added[_package_key(dbt_package.rsplit("/", 1)[-1])] = dbt_version.group(1)
+            continue
         for pattern in (_ARROW, _IN_BRACKETS):
             for m in pattern.finditer(line):
                 found[_package_key(m.group(1))] = (m.group(2), m.group(3))
