@@ -283,6 +283,32 @@ def test_an_argument_and_a_dict_entry_changed_in_a_dag(tmp_path, store, project)
                              "schedule = 0 5 * * * (was 0 6 * * *) in dags/orders.py"]
 
 
+def test_a_file_replaced_in_its_folder_or_moved(tmp_path, store, project):
+    """A workflow written anew and the old one removed (`git rm`) in one session, a model renamed (`git mv`): the
+    folder's file changed, and the older memory naming the old file is replaced; a file removed with nothing new
+    beside it, or a new file of another kind, changes nothing."""
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Add CI for dbt."), Assistant("Written.", [
+            Write(".github/workflows/dbt-ci.yml", "name: dbt ci\non: [pull_request]\n")])])])
+    old = store.create_chunk("Decision: CI runs dbt build from .github/workflows/dbt-ci.yml on every PR.",
+                             created=_days_ago(8), chunk_type="decision",
+                             metadata={"kind": "decision", "project": project_of(store)}).id
+    capture(tmp_path, store, project, [
+        ("s2", 2, [User("CI takes 11 minutes. Can we do slim CI?"), Assistant("New workflow.", [
+            Write(".github/workflows/dbt-slim-ci.yml", "name: dbt slim ci\non: [pull_request]\n"),
+            Write("docs/ci.md", "# CI\n"),
+            Bash("git rm -q .github/workflows/dbt-ci.yml && git status --short", "D  .github/workflows/dbt-ci.yml"),
+            Bash("git rm -q scripts/old.sh", ""),
+            Bash("git mv dbt/models/stg_shop_orders.sql dbt/models/stg_orders.sql", "")])]),
+    ])
+    assert stated(store) == [
+        "file = .github/workflows/dbt-slim-ci.yml (was .github/workflows/dbt-ci.yml) from `git rm -q "
+        ".github/workflows/dbt-ci.yml && git status --short`",
+        "file = dbt/models/stg_orders.sql (was dbt/models/stg_shop_orders.sql) from `git mv "
+        "dbt/models/stg_shop_orders.sql dbt/models/stg_orders.sql`"]
+    assert store.get_chunk(old).status == "superseded"
+
+
 # ---------------------------------------------------------------------------------------------------- commands
 def test_install_output_and_version_commands(tmp_path, store, project):
     old = store.create_chunk("Decision: stay on celery 5.3.6 until arq is ready.", created=_days_ago(20),

@@ -66,6 +66,33 @@ def sed_edits(command: str) -> list:
     return out
 
 
+def _file_arguments(part: str, verb: re.Pattern) -> list:
+    m = verb.match(part)
+    if not m:
+        return []
+    words = [w.strip("'\"") for w in part[m.end():].split()]
+    return [w for w in words if w and not w.startswith("-") and not any(ch in w for ch in "*?$>|&;")]
+
+
+_REMOVE = re.compile(r"^\s*(?:git\s+rm|rm)\s")
+_MOVE = re.compile(r"^\s*(?:git\s+mv|mv)\s")
+
+
+def removed_files(command: str) -> list:
+    """The paths a `git rm` or `rm` of the command line removes (options and patterns left out)."""
+    return [path for part in re.split(r"&&|;|\|\|", command) for path in _file_arguments(part, _REMOVE)]
+
+
+def file_moves(command: str) -> list:
+    """(old, new) of each `git mv OLD NEW` or `mv OLD NEW` of the command line (two paths, no folder target)."""
+    out = []
+    for part in re.split(r"&&|;|\|\|", command):
+        paths = _file_arguments(part, _MOVE)
+        if len(paths) == 2 and not paths[1].endswith("/"):
+            out.append((paths[0], paths[1]))
+    return out
+
+
 # `node -v`, `python3 --version`, `go version`, `terraform version`, `npx prisma --version`: the tool's version
 _VERSION_COMMAND = re.compile(r"^\s*(?:(?:npx|bunx|pnpm\s+exec|poetry\s+run|uv\s+run|bundle\s+exec)\s+)?"
                               r"([A-Za-z][\w.+-]{0,40})\s+(?:-v|-V|--version|version)\s*$")

@@ -12,6 +12,9 @@
 - A NotebookEdit's cell sets the names it assigns a literal (`LR = 3e-4`).
 - An install or upgrade command's output sets `PACKAGE version` (with the version it replaced when the output
   says it), a version command `TOOL version` (`node -v`).
+- A file people configure replaced by another in its folder sets the folder's `file` (its path: the new file's,
+  was the old one's): `git mv` or `mv` of it, or one deleted (`git rm`, `rm`) in the session that
+  wrote exactly one new file of its kind there.
 A value the redactor would hide (a token in a .env) is no setting anyone looks up: it is left out.
 """
 import os
@@ -20,7 +23,7 @@ from collections import namedtuple
 from brain.capture.settings.formats import format_of, read_settings
 from brain.capture.settings.code import read_assignments
 from brain.capture.settings.lines import written_line
-from brain.capture.tools.commands import asks_version, sed_edits, tool_version
+from brain.capture.tools.commands import asks_version, file_moves, removed_files, sed_edits, tool_version
 from brain.capture.tools.files import FileTexts
 from brain.capture.tools.packages import installed_versions, installs
 from brain.safety.redact import redact
@@ -106,19 +109,37 @@ def _secret(observation) -> bool:
 def observe_session(turns, root=None) -> list:
     """Observations of the settings `turns` set or showed, in order (see the module doc). `root`: the project's
     folder, which the paths are made relative to."""
-    texts, out = FileTexts(), []
+    texts, out, written, removed = FileTexts(), [], [], []
     for turn in turns:
         if turn.is_sidechain or turn.is_compact_summary or turn.abandoned:
             continue
         for use in turn.tool_uses:
             if use.ok is False:
                 continue
+            if use.name == "Write" and use.file_path and format_of(use.file_path):
+                written.append(project_path(use.file_path, root))
             if use.name == "Bash" and use.command:
                 out += _from_command(turn, use, root)
+                for old, new in file_moves(use.command):  # (a moved file is no new one)
+                    out += _replaced(turn, use, project_path(old, root), project_path(new, root))
+                removed += [(turn, use, project_path(path, root)) for path in removed_files(use.command)]
             elif use.name == "NotebookEdit" and use.cell and use.cell[2] != "delete":
                 path = project_path(use.file_path, root)
                 out += [Observation(turn, path, key, value, None, False, None, written_line(use.cell[1], key, value))
                         for key, value in read_assignments(use.cell[1]).items()]
             elif use.file_path and format_of(use.file_path):
                 out += _from_file(turn, use, project_path(use.file_path, root), texts)
+    for turn, use, path in removed:
+        folder, kind = os.path.dirname(path), format_of(path)
+        kin = {w for w in written if w != path and os.path.dirname(w) == folder and format_of(w) == kind}
+        if kind and len(kin) == 1 and path not in written:
+            out += _replaced(turn, use, path, kin.pop())
     return [observation for observation in out if not _secret(observation)]
+
+
+def _replaced(turn, use, old: str, new: str) -> list:
+    """The folder's `file` set to `new`'s name, replacing `old`'s, when both are files people configure there."""
+    if os.path.dirname(old) != os.path.dirname(new) or not format_of(old) or format_of(old) != format_of(new) \
+            or os.path.basename(old) == os.path.basename(new):
+        return []
+    return [Observation(turn, os.path.dirname(new), "file", new, old, False, use.command, None)]
