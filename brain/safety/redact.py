@@ -457,8 +457,8 @@ def _find_spaced_settings(text, lower):
 def _find_alone_token(text, lower):
     """A whole field that is one token (a tag, an id, a title made of one word) judged by its shape; of a single
     `name=value` word, the value; of an id joined from fields ("<conversation>|<time>", "a=1;b=2"), each field."""
-    if len(text) > 8192:
-        return  # (could_be_alone_token's own bound, checked before copying)
+    if len(text) > triggers.MAX_ALONE_TOKEN:
+        return  # (could_be_alone_token's own bound, checked before the copies below)
     value = text.strip().strip("\"'`").rstrip(".,;:")
     if " " in value or "\n" in value or not triggers.could_be_alone_token(value):
         return  # (a space or a line break: words, which could_be_alone_token would find after reading it all)

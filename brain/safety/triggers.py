@@ -69,6 +69,7 @@ PASSWORD_SYMBOLS = frozenset("!#$%&*;?^~|()[]{}<>,'\"`")
 _QUOTES = ("'", '"', "`")
 MNEMONIC_WORDS = 12  # the shortest BIP-39 recovery phrase
 MIN_BARE_TOKEN = 45  # a token in prose with nothing to name it (redact._find_bare_tokens)
+MAX_ALONE_TOKEN = 8192  # a field longer than this is no token standing alone
 PGPASS = (":*:", ":5432:", ":5433:", ":6432:", ":26257:")
 CRYPT = ("$2a$", "$2b$", "$2y$", "$2x$", "$1$", "$5$", "$6$", "$7$", "$y$", "$apr1$", "$argon2")
 
@@ -92,7 +93,7 @@ def could_be_alone_token(text) -> bool:
     one word of 8 or more characters, mixing letters with digits or cases, or with a symbol; not a path, a URL,
     a UUID, a hash, a time or one of the store's ids."""
     n = len(text)
-    if n < 8 or n > 8192 or text.startswith(("~/", "./", "../", "chunk-")) or "://" in text:
+    if n < 8 or n > MAX_ALONE_TOKEN or text.startswith(("~/", "./", "../", "chunk-")) or "://" in text:
         return False
     if text.startswith("/") and (text.count("/") > 1 or "." in text):
         return False  # a path (a base64 token may start with one "/" too)

@@ -43,14 +43,22 @@ _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 # ---------------------------------------------------------------- redaction
-def _may_hold_secret(value, check) -> bool:
+def _may_hold_secret(value) -> bool:
     if isinstance(value, str):
-        return check(value)
+        return _needs_the_rules(value)
     if isinstance(value, dict):
-        return any(_may_hold_secret(k, check) or _may_hold_secret(v, check) for k, v in value.items())
+        return any(_may_hold_secret(k) or _may_hold_secret(v) for k, v in value.items())
     if isinstance(value, (list, tuple)):
-        return any(_may_hold_secret(v, check) for v in value)
+        return any(_may_hold_secret(v) for v in value)
     return False
+
+
+def _needs_the_rules(text: str) -> bool:
+    if _plainly_clean(text):
+        return False  # the prompt hook's access line (ids, a time), a session id: no trigger table loads
+    from brain.safety.triggers import may_hold_secret  # for the first string it cannot tell: most hooks never do
+
+    return may_hold_secret(text)
 
 
 _HEX = frozenset("0123456789abcdef")
@@ -75,19 +83,11 @@ def _plainly_clean(text: str) -> bool:
         and _DIGITS.issuperset(text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19])
 
 
-def _not_plainly_clean(text: str) -> bool:
-    return not _plainly_clean(text)
-
-
 def redacted(value):
     """`value` with every string redacted at any depth (dicts and lists in place; see the module docstring)."""
     engine = sys.modules.get("brain.safety.redact")
     if engine is None:
-        if not _may_hold_secret(value, _not_plainly_clean):
-            return value  # the prompt hook's access line (ids, a time), a session id: no trigger table loads
-        from brain.safety.triggers import may_hold_secret  # at the first write: a hook that writes nothing skips it
-
-        if not _may_hold_secret(value, may_hold_secret):
+        if not _may_hold_secret(value):
             return value  # ids, times, paths: the regex engine never loads on a hook's path for these
         from brain.safety import redact as engine  # (with `re`) only for a string that may hold a secret
     return engine.redact_value(value)
@@ -512,17 +512,17 @@ def append_line(path, line: str, *, rewritten: bool = False) -> None:
 
 def append_json_line(path, value, *, rewritten: bool = False):
     """Append a JSON value (every string in it redacted, in place) as one line; returns the value written."""
-    value = redacted(value)
-    _append(path, (fastjson.dumps(value) + "\n").encode("utf-8"), rewritten)
-    return value
+    return append_json_lines(path, [value], rewritten=rewritten)[0]
 
 
-def append_json_lines(path, values, *, rewritten: bool = False) -> None:
-    """Append JSON values (every string in them redacted, in place), one a line, in one write. Field by field, as
-    append_json_line: a batch's repeated strings (a time, an actor, a reason) are judged once, not once a line."""
-    lines = [fastjson.dumps(redacted(value)) for value in values]
-    if lines:
-        _append(path, ("\n".join(lines) + "\n").encode("utf-8"), rewritten)
+def append_json_lines(path, values, *, rewritten: bool = False) -> list:
+    """Append JSON values (every string in them redacted, in place), one a line, in one write; returns the values
+    written. Field by field: a batch's repeated strings (a time, an actor, a reason) are judged once, not once a
+    line."""
+    values = [redacted(value) for value in values]
+    if values:
+        _append(path, ("".join(fastjson.dumps(value) + "\n" for value in values)).encode("utf-8"), rewritten)
+    return values
 
 
 def append_text(path, text: str, *, create_with: str | None = None, rewritten: bool = False) -> None:

@@ -18,6 +18,14 @@ _PACKAGE_VERB = re.compile(r"^\s*(?:sudo\s+)?(?P<tool>pnpm|npm|yarn|bun|pip3?|uv
 _REMOVE_VERBS = frozenset({"remove", "rm", "uninstall", "un"})
 
 
+_COMMAND_BREAK = re.compile(r"&&|;|\|\|")
+
+
+def _commands(command: str) -> list:
+    """The commands of a command line, split where one ends and the next begins (`&&`, `;`, `||`)."""
+    return _COMMAND_BREAK.split(command)
+
+
 def _package_name(arg: str) -> str:
     """A package argument without its version: @scope/name@5 -> @scope/name, celery==5.3 -> celery."""
     if arg.startswith("@"):
@@ -34,7 +42,7 @@ def command_changes(command: str) -> list:
         old, new = (m.group(g).replace("\\" + m.group("d"), m.group("d")) for g in ("old", "new"))
         pairs += edit_changes(old, new)
     removed, added = [], []
-    for part in re.split(r"&&|;|\|\|", command):
+    for part in _commands(command):
         m = _PACKAGE_VERB.match(part)
         if m is None or (m.group("tool") in ("npm", "pnpm", "yarn", "bun") and m.group("verb") == "i"
                          and not m.group("args").strip()):
@@ -51,7 +59,7 @@ def sed_edits(command: str) -> list:
     """(file, old text, new text) of each `sed -i 's/old/new/' FILE` in `command`: an edit in place, read as an
     Edit's fragments would be. Files given with a wildcard or none are left out."""
     out = []
-    for part in re.split(r"&&|;|\|\|", command):
+    for part in _commands(command):
         if not re.search(r"\bsed\s+(?:-\w*i|--in-place)", part):
             continue
         m = _SED.search(part)
@@ -80,13 +88,13 @@ _MOVE = re.compile(r"^\s*(?:git\s+mv|mv)\s")
 
 def removed_files(command: str) -> list:
     """The paths a `git rm` or `rm` of the command line removes (options and patterns left out)."""
-    return [path for part in re.split(r"&&|;|\|\|", command) for path in _file_arguments(part, _REMOVE)]
+    return [path for part in _commands(command) for path in _file_arguments(part, _REMOVE)]
 
 
 def file_moves(command: str) -> list:
     """(old, new) of each `git mv OLD NEW` or `mv OLD NEW` of the command line (two paths, no folder target)."""
     out = []
-    for part in re.split(r"&&|;|\|\|", command):
+    for part in _commands(command):
         paths = _file_arguments(part, _MOVE)
         if len(paths) == 2 and not paths[1].endswith("/"):
             out.append((paths[0], paths[1]))

@@ -140,6 +140,6 @@ def observe_session(turns, root=None) -> list:
 def _replaced(turn, use, old: str, new: str) -> list:
     """The folder's `file` set to `new`'s name, replacing `old`'s, when both are files people configure there."""
     if os.path.dirname(old) != os.path.dirname(new) or not format_of(old) or format_of(old) != format_of(new) \
-            or os.path.basename(old) == os.path.basename(new):
+            or old == new:
         return []
     return [Observation(turn, os.path.dirname(new), "file", new, old, False, use.command, None)]

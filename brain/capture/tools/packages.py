@@ -110,8 +110,8 @@ def installed_versions(command: str, output: str) -> dict:
             removed[_package_key(existing.group(1))] = existing.group(2)
             continue
         dbt_package, installing = installing, None
-        if _DBT_INSTALLING.search(line):
-            installing = _DBT_INSTALLING.search(line).group(1)
+        if (named_package := _DBT_INSTALLING.search(line)) is not None:
+            installing = named_package.group(1)
             continue
         dbt_version = _DBT_INSTALLED.search(line) if dbt_package else None
         if dbt_version:
