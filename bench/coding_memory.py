@@ -141,7 +141,7 @@ def typed_memories(memory: Path) -> list:
 
 def changed_values(changes: list, typed: list) -> dict:
     """For each change: (a) a live typed memory states the new value, (b) none states the old value without the
-    new one. The share with both, and the changes that fail, with the memories that make them fail."""
+    new one or a mark that it was replaced ("(was OLD)", "from OLD", "OLD ->"). The share with both, and the changes that fail, with the memories that make them fail."""
     live = [m for m in typed if m["live"]]
     rows, by_how = [], {}
     for at, change in enumerate(changes):
@@ -150,11 +150,13 @@ def changed_values(changes: list, typed: list) -> dict:
         later = next((c.new for c in changes[at + 1:] if flat(c.old) == flat(change.new)), None)
         if later is not None:
             stating_new = []
-            stale = [m["id"] for m in live if holds(m["content"], change.new) and not holds(m["content"], later)]
+            stale = [m["id"] for m in live if holds(m["content"], change.new) and not holds(m["content"], later)
+                     and not says_replaced(m["content"], change.new)]
             ok = not stale
         else:
             stating_new = [m["id"] for m in live if holds(m["content"], change.new)]
-            stale = [m["id"] for m in live if holds(m["content"], change.old) and not holds(m["content"], change.new)]
+            stale = [m["id"] for m in live if holds(m["content"], change.old) and not holds(m["content"], change.new)
+                     and not says_replaced(m["content"], change.old)]  # "KEY = NEW (was OLD)" marks it replaced
             ok = bool(stating_new) and not stale
         done, total = by_how.get(change.how, (0, 0))
         by_how[change.how] = (done + ok, total + 1)

@@ -330,8 +330,9 @@ def test_prose_data_and_tests_are_no_configuration(path):
      {"HUBSPOT_MAX_RPS": "10", "DEBUG": "True", "BATCH": "30000"}),
     ("web/src/limits.ts", 'export const MAX_UPLOAD_MB = 25;\nconst apiBase = "https://api.x.io";\nlet count = 0;\n',
      {"MAX_UPLOAD_MB": "25", "apiBase": "https://api.x.io"}),
-    ("internal/hatch/client.go", "const maxRetries = 5\nconst HoldTTL = 15 * time.Minute\nvar current = 3\n",
-     {"maxRetries": "5"}),
+    ("internal/hatch/client.go", "const maxRetries = 5\nconst HoldTTL = 15 * time.Minute\nvar current = 3\n"
+                                 "const window = base * 2\n",
+     {"maxRetries": "5", "HoldTTL": "15 * time.Minute"}),
     ("src/storage.rs", "pub const RETENTION_DAYS: u32 = 30;\nlet x = 5;\n", {"RETENTION_DAYS": "30"}),
     ("src/main/kotlin/Reminders.kt", "    private const val LEAD_HOURS = 24\n    val name = \"x\"\n",
      {"LEAD_HOURS": "24"}),
@@ -355,6 +356,94 @@ def test_arguments_and_entries_written_one_to_a_line_in_code():
     assert settings("vite.config.ts", vite) == {"port": "5174"}
     # an edit's fragment, as capture reads one
     assert settings("dags/orders_daily.py", '    "retries": 3,') == {"retries": "3"}
+
+
+def test_quantities_written_as_a_product_of_numbers_and_a_unit():
+    """A constant's value may be a quantity as code writes one: numbers times a unit (Go's `time.Minute`), numbers
+    multiplied (seconds in a month), a number's unit method (Ruby's `72.hours`); a product with a variable is
+    computed, not set."""
+    text = ("const HoldDuration = 20 * time.Minute\nconst hatchTimeout = 800 * time.Millisecond\n"
+            "MAX_AGE = 60 * 60 * 24 * 30\nSKIP_CUTOFF = 48.hours\nLIMIT = PAGE * 4\nconst span = base * 2\n")
+    assert read_settings("internal/hold.go", text) == {
+        "HoldDuration": "20 * time.Minute", "hatchTimeout": "800 * time.Millisecond", "MAX_AGE": "60 * 60 * 24 * 30",
+        "SKIP_CUTOFF": "48.hours", "LIMIT": "PAGE * 4"}
+
+
+def test_named_arguments_inside_one_lines_call():
+    """Options passed by name inside a call on one line are settings of that call (`RetryPolicy.max_retries`), or
+    of the name the line gives it (two schedules in one file); a key given two values in one text, a span of time
+    (`timedelta(days=7)` is one value) and a definition's defaults are none."""
+    text = ('    retry=RetryPolicy(max_retries=3, delay=60, backoff=Backoff.EXPONENTIAL),\n'
+            'daily = ScheduleDefinition(job=build_job, cron_schedule="30 5 * * *")\n'
+            'hourly = ScheduleDefinition(job=sync_job, cron_schedule="0 * * * *")\n'
+            'client := &http.Client{Timeout: 10 * time.Second}\n'
+            'a = fetch(url, timeout=10)\nb = fetch(url, timeout=20)\n'
+            'ttl = cache_for(timedelta(days=7))\n'
+            'def connect(host, pool_size=5):\n')
+    assert read_settings("src/app/jobs.py", text) == {
+        "retry.max_retries": "3", "retry.delay": "60", "daily.cron_schedule": "30 5 * * *",
+        "hourly.cron_schedule": "0 * * * *", "client.Timeout": "10 * time.Second", "a.timeout": "10",
+        "b.timeout": "20"}
+    assert read_settings("src/app/jobs.py", "    fetch(url, timeout=10)\n    fetch(url, timeout=20)\n") == {}
+
+
+def test_schedules_paired_with_their_jobs_and_a_tuples_options():
+    """A job list pairing a cron expression with the job it runs (Oban's crontab, a plain array) is each job's
+    schedule; an Elixir tuple's options are keyed by its module."""
+    config = ('config :forge, Oban,\n  repo: Forge.Repo,\n  plugins: [\n'
+              '    {Oban.Plugins.Pruner, max_age: 60 * 60 * 24 * 7},\n'
+              '    {Oban.Plugins.Cron, crontab: [{"30 17 * * *", Forge.Workers.Reminder}]}\n  ]\n')
+    assert read_settings("config/config.exs", config) == {
+        "config :forge, Oban, repo": "Forge.Repo", "Oban.Plugins.Pruner.max_age": "60 * 60 * 24 * 7",
+        "Forge.Workers.Reminder schedule": "30 17 * * *"}
+    assert read_settings("src/jobs.ts", 'export const JOBS = [["*/5 * * * *", "sync-orders"]];\n') == {
+        "sync-orders schedule": "*/5 * * * *"}
+    assert read_settings("src/jobs.ts", 'const when = ["every day", "0 3 * * *"];\n') == {}
+
+
+def test_a_notebooks_code_cells():
+    """A notebook written or read whole is JSON: its code cells' assignments are its settings (a later cell wins),
+    its markdown none; a fragment an edit cut out of it is read as code."""
+    import json
+
+    notebook = json.dumps({"cells": [
+        {"cell_type": "markdown", "source": ["growth = 0.5\n"]},
+        {"cell_type": "code", "source": ["monthly_growth = 0.08\n", "horizon = 12\n", "df = load()\n"]},
+        {"cell_type": "code", "source": "horizon = 18\n"}], "nbformat": 4})
+    assert format_of("notebooks/capacity.ipynb") == "notebook"
+    assert read_settings("notebooks/capacity.ipynb", notebook) == {"monthly_growth": "0.08", "horizon": "18"}
+    assert read_settings("notebooks/capacity.ipynb", "monthly_growth = 0.15\n") == {"monthly_growth": "0.15"}
+
+
+def test_php_and_ruby_arrays_with_arrows():
+    """A Laravel config file is a PHP array: `'key' => literal,` lines (a call such as `env('X')` is worked out at
+    run time); an edit's fragment may start at the key, without its indent."""
+    text = ("<?php\nreturn [\n    'rounding_minutes' => 15,\n    'domain' => env('HORIZON_DOMAIN'),\n"
+            "    'invoice_prefix' => 'INV-{Y}-{seq}',\n];\n")
+    assert read_settings("config/lattice.php", text) == {"rounding_minutes": "15", "invoice_prefix": "INV-{Y}-{seq}"}
+    assert read_settings("config/horizon.php", "'path' => 'ops/queues',") == {"path": "ops/queues"}
+    assert read_settings("config/initializers/limits.rb", "  :limit => 10,\n") == {"limit": "10"}
+
+
+def test_options_objects_given_to_a_call():
+    """An options object is keyed by the call it is given to, or by the name the line gives it; one opening its
+    own line (its call on the line above, out of an edit's fragment) by the option alone."""
+    text = ('setGlobalOptions({region: "europe-west2"});\n'
+            'export const nightly = onSchedule({schedule: "0 17 * * 4", timeZone: "Europe/London"}, run);\n'
+            '  {memory: "256MiB", timeoutSeconds: 120},\n'
+            'if (config == {retries: 2}) {}\n')
+    assert read_settings("functions/src/index.ts", text) == {
+        "setGlobalOptions.region": "europe-west2", "nightly.schedule": "0 17 * * 4",
+        "nightly.timeZone": "Europe/London", "memory": "256MiB", "timeoutSeconds": "120"}
+
+
+def test_android_gradle_properties_and_a_podfile():
+    gradle = ("android {\n    defaultConfig {\n        minSdkVersion flutter.minSdkVersion\n"
+              "        targetSdkVersion 33\n        versionName \"1.2.0\"\n    }\n}\n")
+    assert read_settings("android/app/build.gradle", gradle) == {"targetSdkVersion": "33", "versionName": "1.2.0"}
+    assert read_settings("android/app/build.gradle.kts", "        targetSdk = 34\n") == {"targetSdk": "34"}
+    podfile = "platform :ios, '13.0'\n\ntarget 'Runner' do\n  pod 'Firebase/Messaging', '10.27.0'\nend\n"
+    assert read_settings("ios/Podfile", podfile) == {"platform ios": "13.0", "pod Firebase/Messaging": "10.27.0"}
 
 
 def test_shell_scripts_options_and_variables():

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 from harness.claude_code import fire
-from harness.transcripts import (Assistant, Bash, Edit, MultiEdit, NotebookEdit, Read, User, Write,
+from harness.transcripts import (Assistant, Bash, Edit, MultiEdit, NotebookEdit, Read, Todo, User, Write,
                                  write_session)
 
 from brain.capture.ingest import capture_transcript
@@ -257,6 +257,21 @@ def test_notebook_cell(tmp_path, store, project):
     assert stated(store) == ["LR = 1e-4 (was 3e-4) in train.ipynb"]
 
 
+def test_a_notebook_written_whole_then_a_cell_edited(tmp_path, store, project):
+    """A notebook created by a Write is JSON: its code cells' values are known, so the cell a NotebookEdit later
+    replaces changes them."""
+    import json
+
+    notebook = json.dumps({"cells": [{"cell_type": "code", "id": "assumptions",
+                                      "source": ["monthly_growth = 0.08\n", "horizon_months = 12\n"]}]})
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Capacity notebook."), Assistant("Written.", [Write("notebooks/capacity.ipynb", notebook)])]),
+        ("s2", 2, [User("Growth is faster than we assumed, use 15%."), Assistant("Updated.", [
+            NotebookEdit("notebooks/capacity.ipynb", "assumptions", "monthly_growth = 0.15\nhorizon_months = 12\n")])]),
+    ])
+    assert stated(store) == ["monthly_growth = 0.15 (was 0.08) in notebooks/capacity.ipynb"]
+
+
 def test_a_constant_in_code_and_an_option_in_a_batch_script(tmp_path, store, project):
     capture(tmp_path, store, project, [
         ("s1", 9, [User("Client."), Assistant("Written.", [
@@ -285,17 +300,21 @@ def test_an_argument_and_a_dict_entry_changed_in_a_dag(tmp_path, store, project)
 
 def test_a_file_replaced_in_its_folder_or_moved(tmp_path, store, project):
     """A workflow written anew and the old one removed (`git rm`) in one session, a model renamed (`git mv`): the
-    folder's file changed, and the older memory naming the old file is replaced; a file removed with nothing new
-    beside it, or a new file of another kind, changes nothing."""
+    folder's file changed, and the older memory naming the old file is replaced; the new file's keys continue the
+    old one's (its name, the database image CI tests on; a key only one of them sets is no change); a file removed
+    with nothing new beside it, or a new file of another kind, changes nothing."""
     capture(tmp_path, store, project, [
         ("s1", 9, [User("Add CI for dbt."), Assistant("Written.", [
-            Write(".github/workflows/dbt-ci.yml", "name: dbt ci\non: [pull_request]\n")])])])
+            Write(".github/workflows/dbt-ci.yml", "name: dbt ci\non: [pull_request]\njobs:\n  build:\n"
+                                                  "    services:\n      postgres:\n        image: postgres:15\n")])])])
     old = store.create_chunk("Decision: CI runs dbt build from .github/workflows/dbt-ci.yml on every PR.",
                              created=_days_ago(8), chunk_type="decision",
                              metadata={"kind": "decision", "project": project_of(store)}).id
     capture(tmp_path, store, project, [
         ("s2", 2, [User("CI takes 11 minutes. Can we do slim CI?"), Assistant("New workflow.", [
-            Write(".github/workflows/dbt-slim-ci.yml", "name: dbt slim ci\non: [pull_request]\n"),
+            Write(".github/workflows/dbt-slim-ci.yml", "name: dbt slim ci\non: [pull_request]\njobs:\n  build:\n"
+                                                       "    services:\n      postgres:\n        image: postgres:16\n"
+                                                       "    timeout-minutes: 10\n"),
             Write("docs/ci.md", "# CI\n"),
             Bash("git rm -q .github/workflows/dbt-ci.yml && git status --short", "D  .github/workflows/dbt-ci.yml"),
             Bash("git rm -q scripts/old.sh", ""),
@@ -305,7 +324,10 @@ def test_a_file_replaced_in_its_folder_or_moved(tmp_path, store, project):
         "file = .github/workflows/dbt-slim-ci.yml (was .github/workflows/dbt-ci.yml) from `git rm -q "
         ".github/workflows/dbt-ci.yml && git status --short`",
         "file = dbt/models/stg_orders.sql (was dbt/models/stg_shop_orders.sql) from `git mv "
-        "dbt/models/stg_shop_orders.sql dbt/models/stg_orders.sql`"]
+        "dbt/models/stg_shop_orders.sql dbt/models/stg_orders.sql`",
+        "jobs.build.services.postgres.image = postgres:16 (was postgres:15 in .github/workflows/dbt-ci.yml) in "
+        ".github/workflows/dbt-slim-ci.yml",
+        "name = dbt slim ci (was dbt ci in .github/workflows/dbt-ci.yml) in .github/workflows/dbt-slim-ci.yml"]
     assert store.get_chunk(old).status == "superseded"
 
 
@@ -407,3 +429,55 @@ def test_the_brief_and_recall_read_the_same_change(tmp_path, store, project, mon
     stale = [line for line in lines if "maxReplicas: 5" in line]
     assert stale and all("replaced" in line for line in stale), prompt.context
     assert store.get_chunk(decided.id).links["superseded_by"] == [memory.id]
+
+
+def milestones(store) -> list:
+    return sorted(c.content for c in store.list_chunks() if c.kind == "milestone" and c.status == "active")
+
+
+def test_a_commit_naming_a_change_without_its_value_is_given_the_value(tmp_path, store, project):
+    """"lower concurrency" says why, the edit before it what: the commit's memory holds both. A commit whose
+    subject states the value, or one after no change since the previous commit, is kept as written."""
+    values = "worker:\n  concurrency: 8\n  memory: 512Mi\n"
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Worker chart."), Assistant("Written.", [Write("charts/worker/values.yaml", values)])]),
+        ("s2", 2, [User("RDS is running out of connections."), Assistant("Lowered and committed.", [
+            Edit("charts/worker/values.yaml", "  concurrency: 8", "  concurrency: 4"),
+            Bash('git commit -am "fix(worker): lower concurrency"', "[main 1a2b3c4] fix(worker): lower concurrency"),
+            Edit("charts/worker/values.yaml", "  memory: 512Mi", "  memory: 1Gi"),
+            Bash('git commit -am "fix(worker): memory 1Gi"', "[main 5d6e7f8] fix(worker): memory 1Gi"),
+            Bash('git commit --allow-empty -m "chore: retrigger CI"', "[main 9a8b7c6] chore: retrigger CI")])]),
+    ])
+    assert milestones(store) == ["Committed: chore: retrigger CI", "Committed: fix(worker): lower concurrency "
+                                 "[worker.concurrency = 4 (was 8)]", "Committed: fix(worker): memory 1Gi"]
+
+
+def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, store, project):
+    """A todo done and committed in the same words says nothing the commit does not; one with a value no other
+    memory holds, or about something no commit or change names, stays."""
+    capture(tmp_path, store, project, [
+        ("s1", 2, [User("Alerts to the new channel, and look at the null rate."), Assistant("Done.", [
+            Todo([("Send failure alerts to #quarry-alerts", "completed"),
+                  ("Null-rate check at 1% on customer_email", "completed"),
+                  ("Ask Priya about the staging schema", "completed")]),
+            Bash('git commit -am "feat(alerts): send failure alerts to #quarry-alerts"',
+                 "[main 1a2b3c4] feat(alerts): send failure alerts to #quarry-alerts")])]),
+    ])
+    assert milestones(store) == ["Committed: feat(alerts): send failure alerts to #quarry-alerts",
+                                 "Completed: Ask Priya about the staging schema",
+                                 "Completed: Null-rate check at 1% on customer_email"]
+
+
+def test_a_workflow_replaced_in_a_later_session_with_its_job_renamed(tmp_path, store, project):
+    """The file that replaced another continues its keys even when a parent was renamed (the job `test` became
+    `pest`): the one key of the old file ending the same way is the one it set before."""
+    old = ("jobs:\n  test:\n    steps:\n      - uses: shivammathur/setup-php@v2\n        with:\n"
+           "          php-version: '8.2'\n")
+    new = old.replace("  test:", "  pest:").replace("'8.2'", "'8.3'")
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("CI."), Assistant("Written.", [Write(".github/workflows/ci.yml", old)])]),
+        ("s2", 2, [User("Move CI to tests.yml on PHP 8.3."), Assistant("Replaced.", [
+            Write(".github/workflows/tests.yml", new), Bash("git rm -q .github/workflows/ci.yml", "")])]),
+    ])
+    assert "jobs.pest.steps[shivammathur/setup-php].with.php-version = 8.3 (was 8.2 in .github/workflows/ci.yml) in " \
+           ".github/workflows/tests.yml" in stated(store)

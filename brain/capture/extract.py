@@ -65,6 +65,7 @@ class Candidate:
     category: str  # past | present | future
     scope: str = PROJECT  # user | project (brain/capture/scopes.py)
     statement: str = ""  # the sentence it came from: one statement gives one memory
+    call: int | None = None  # a tool event's place among its turn's tool calls (a commit's: capture/echoes.py)
 
 
 _DONE_PREFIX = re.compile(r"^(?:done|changed|updated|fixed|ok(?:ay)?|sure|moved)\s*[:,.!-]\s*", re.IGNORECASE)
@@ -340,7 +341,7 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
             previous_assistant = turn.text
             learnings.explained(turn, position)
 
-        for use in turn.tool_uses:
+        for call, use in enumerate(turn.tool_uses):
             if use.name == "TodoWrite":
                 for todo in use.todos:
                     if todo.status == "completed" and todo.content not in completed:
@@ -351,7 +352,7 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
                 continue
             milestone = _commit_milestone(use, turn)
             if milestone:
-                found.append((position, milestone))
+                found.append((position, replace(milestone, call=call)))
             found.extend((learned.position, _learning(learned)) for learned in learnings.tool_call(use, turn, position))
             if use.ok is False and turn.role == "assistant" and turn.text and mine_words:
                 learnings.explained(turn, position)  # a reply's text often explains its own failed call

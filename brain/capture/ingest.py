@@ -21,6 +21,7 @@ from pathlib import Path
 from brain.capture.candidates import MemoryCandidate, slug_filename
 from brain.capture.causal import link_causes
 from brain.capture.currency import TOOLS_LINE, Change, resolve_open_changes, session_changes, supersede_stale
+from brain.capture.echoes import commits_with_values, without_echoes
 from brain.capture.extract import extract_memories
 from brain.capture.layers import session_layers
 from brain.capture.novelty import Recalled, restated
@@ -225,17 +226,18 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     fallback_time = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(transcript_path.stat().st_mtime))
     turns = turn_specs(parsed.turns, session_id=sid, project=project, transcript_path=transcript_path,
                        fallback_time=fallback_time, engine=store.engine, recalled=parsed.recalled)
+    live = [t for t in parsed.turns if not t.abandoned]
+    kept, setting_changes = _tool_settings(store.root, project, live)
+    changed = _change_specs(memorable(setting_changes), live, sid, project, transcript_path, fallback_time)
     found = extract_memories(parsed.turns, parsed.recalled)
+    found = without_echoes(commits_with_values(found, setting_changes, live), [s["content"] for _, s in changed])
     memories = memory_specs(found, session_id=sid, project=project, transcript_path=transcript_path,
                             fallback_time=fallback_time, turn_ids=turn_chunk_ids(turns))
     report.turns, report.memories = len(turns), len(memories)
     try:
         fresh = _keep_apart(store, _new_memories(store, memories, project.id, sid), sid)
-        live = [t for t in parsed.turns if not t.abandoned]
         changes = resolve_open_changes(store.root, project.id, session_changes(live))
-        kept, setting_changes = _tool_settings(store.root, project, live)
         _record_settings(turns, kept, sid)
-        changed = _change_specs(memorable(setting_changes), live, sid, project, transcript_path, fallback_time)
         pairs = [Change(old, new, c.turn.timestamp, c.turn) for c in setting_changes for old, new in value_pairs(c)]
         _record_changes(turns, changes + pairs, sid)
         specs, record_id = turns + fresh + [spec for _, spec in changed], None
@@ -278,13 +280,16 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
 def _new_memories(store, specs, project_id: str, sid: str) -> list:
     """The memory specs that say something new. One that says again what an active memory of this project (or
     of the person) says, in the same words or with all its values and most of its words, reinforces that memory
-    instead: stated again in another session, or the assistant repeating it."""
+    instead: stated again in another session, or the assistant repeating it. A commit is an event: one naming the
+    values changes stated before still happened (only the same words make it a duplicate)."""
     fresh = []
     conn = connect(store.root, readonly=True)
     try:
         for spec in specs:
             own_id = new_chunk_id(normalize_timestamp(spec["created"]), spec["key"])
-            same = find_duplicate(store, spec["content"], project_id) or restated(conn, spec["content"], project_id)
+            event = "git" in spec["tags"]  # a commit
+            same = find_duplicate(store, spec["content"], project_id) or \
+                (None if event else restated(conn, spec["content"], project_id))
             if same and same != own_id:
                 reinforce(store, same, spec["confidence"], reason=f"stated again in session {sid}")
             else:

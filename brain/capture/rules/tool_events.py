@@ -80,7 +80,8 @@ _ERROR_LINE = re.compile(r"error|exception|failed|fatal|not found|denied|cannot|
 _STATUS_WORDS = frozenset("passed failed failing fail failure failures error errors err skipped skip total tests test "
                           "checks check pass warn warning warnings done completed complete build with exception "
                           "process exit code task step files file run runs found fixed remaining ok summary "
-                          "collected succeeded".split())
+                          "collected succeeded assertions assertion suites suite examples example pending specs "
+                          "duration time seconds".split())
 _STATUS_FORMS = re.compile(r"^make(?:\[\d+\])?: \*\*\*|^(?:---\s*)?FAIL\b|\bTask :\S+ FAILED\b|(?<!\.)\.{3,}\s*Failed$|"
                            r"^npm ERR! code\b|^ERR_PNPM_\w+$")
 
@@ -99,7 +100,8 @@ def _says_why(line: str) -> bool:
       leaves=["Exit code 1", "Exit code 2\nwarning: 3 files reformatted", "1 failed, 3 passed in 0.52s",
               "FAILURE: Build failed with an exception.", "make: *** [Makefile:10: lint] Error 1",
               "##[error]Process completed with exit code 4.", "Tests 7 failed (7)", "404",
-              "17 checks passed. 1 checks failed"])
+              "17 checks passed. 1 checks failed", "Tests:  1 failed, 60 passed (812 assertions)",
+              "Test Suites: 1 failed, 4 passed, 5 total", "3 examples, 1 failure, 1 pending"])
 def failure_line(output: str) -> str | None:
     """The line of a failed call's output that says what went wrong: the last error-looking line that is more than
     a status (a traceback ends with its exception; "1 failed, 3 passed" says only that it failed); a line ending

@@ -2,21 +2,35 @@
 
 In code, a constant given a literal is a setting (`HUBSPOT_MAX_RPS = 4`, `export const MAX_UPLOAD_MB = 25;`,
 `const val MAX_DOCS = 64`, `pub const RETENTION_DAYS: u32 = 30;`, Go's `const maxRetries = 5`): an UPPER_CASE
-name, or any name a `const` declares; a computed value (`15 * time.Minute`, `env("X")`) is none. So is a literal
-written as configuration is in code, one to a line and ending with a comma: an argument (`    retries=3,`,
-`schedule="0 6 * * *",`) or an entry of a dict or object (`"retries": 3,`, `port: 5173,`, a quoted key needs no
-comma); a value may be one call of a literal (`timedelta(minutes=10)`). Variables are left alone: code assigns
-them all the time (`count = 0`), a constant or an argument written out is what a person sets.
+name, or any name a `const` declares. A literal may be a quantity written as a product of numbers and a unit
+(`20 * time.Minute`, `60 * 60 * 24 * 30`, `72.hours`): the number is what a person set; anything else computed
+(`env("X")`, `base * 2`) is none. So is a literal written as configuration is in code, one to a line and ending
+with a comma: an argument (`    retries=3,`, `schedule="0 6 * * *",`) or an entry of a dict or object
+(`"retries": 3,`, `port: 5173,`, PHP's and Ruby's `'retries' => 3,`; a quoted key needs no comma); a value may be
+one call of a literal (`timedelta(minutes=10)`), unless it reads the environment (`env("X")`). Named arguments
+written inside one line's call are its settings too, keyed by the call (`RetryPolicy(max_retries=3, delay=60)`:
+`RetryPolicy.max_retries`; `http.Client{Timeout: 10 * time.Second}`), or by the name the line gives it
+(`daily = ScheduleDefinition(cron_schedule="0 7 * * *")`: `daily.cron_schedule`), unless the text gives one key
+two values (two calls alike: which one a person means is unknown); a job list's schedules are keyed by their job
+(`{"30 17 * * *", App.Reminder}`). Variables are left alone: code assigns them all the time (`count = 0`), a
+constant or an argument written out is what a person sets.
 
 In a shell script (a SLURM batch file, a deploy script), a long option given one value (`#SBATCH
 --partition=h100`: `--partition`) and a variable given a literal (`REGION=eu-west-1`). In a notebook's cell,
-any name given a literal: a cell of parameters (`lr = 3e-4`).
+any name given a literal: a cell of parameters (`lr = 3e-4`); a whole notebook's JSON, its code cells.
 """
 import re
 
 from brain.capture.settings.lines import clean_value, read_matching
 
-_LITERAL = r"""(-?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?[A-Za-z]{0,3}|"[^"\n]*"|'[^'\n]*'|true|false|True|False)"""
+_NUMBER = r"-?\d[\d_]*(?:\.\d+)?(?:[eE][-+]?\d+)?"
+# A quantity: numbers multiplied, by a unit named as a library's constant (`time.Minute`, `TimeUnit.SECONDS`,
+# `MINUTE`) or written as a method of the number (`72.hours`, `30.seconds`).
+_UNIT = r"(?:[a-z]\w{0,20}\.[A-Z]\w{0,30}|[A-Z][A-Z_]{1,30})"
+_PRODUCT = rf"(?:{_NUMBER}(?:[ \t]*\*[ \t]*{_NUMBER})*[ \t]*\*[ \t]*{_UNIT}|{_UNIT}[ \t]*\*[ \t]*{_NUMBER}" \
+           rf"|{_NUMBER}(?:[ \t]*\*[ \t]*{_NUMBER})+|\d+\.(?:milli)?(?:seconds?|minutes?|hours?|days?|weeks?|months?" \
+           rf"|years?|bytes?|kilobytes?|megabytes?|gigabytes?)\b)"
+_LITERAL = rf"""({_PRODUCT}|{_NUMBER}[A-Za-z]{{0,3}}|"[^"\n]*"|'[^'\n]*'|true|false|True|False)"""
 _MODIFIERS = r"(?:(?:export|pub(?:\(crate\))?|let|var|val|final|static|public|private|protected|internal|readonly|" \
              r"override|lateinit)\s+)*"
 _CONSTANT = re.compile(rf"^\s*{_MODIFIERS}(const\s+)?{_MODIFIERS}([A-Za-z_]\w{{1,60}})"
@@ -30,6 +44,13 @@ _WRITTEN = rf"((?:{_LITERAL[1:-1]})|[A-Za-z_][\w.]{{0,40}}\((?:[A-Za-z_]\w{{0,30
 _ARGUMENT = re.compile(rf"^\s+([a-z_][a-z0-9_]{{2,60}})={_WRITTEN},\s*(?:(?://|#).*)?$")
 _ENTRY = re.compile(rf"""^\s+(?:"([A-Za-z_][\w.-]{{1,60}})"|'([A-Za-z_][\w.-]{{1,60}})'"""
                     rf"""|([A-Za-z_]\w{{1,60}})(?=\s*:\s*\S.*,))\s*:\s*{_WRITTEN}\s*,?\s*(?:(?://|#).*)?$""")
+# PHP's and Ruby's `'key' => value,` (a Laravel config/*.php, a Rails hash), indented or an edit cut at the key
+_ARROW_ENTRY = re.compile(rf"""^\s*(?:"([A-Za-z_][\w.-]{{1,60}})"|'([A-Za-z_][\w.-]{{1,60}})'|:([A-Za-z_]\w{{1,60}}))"""
+                          rf"""\s*=>\s*{_WRITTEN}\s*,?\s*(?:(?://|#).*)?$""")
+
+
+# `env('app_domain')`, `os.getenv('port')`: read from the environment when the code runs, set elsewhere
+_FROM_ENVIRONMENT = re.compile(r"^(?:\w+\.)*(?:env|getenv|get_env|environ\.get)\(", re.IGNORECASE)
 
 
 def _upper(name: str) -> bool:
@@ -41,11 +62,13 @@ def read_constants(text: str) -> dict:
     found = read_matching(text, _CONSTANT, groups=(2, 3), marks=("//", "#"),
                           keep=lambda m: m.group(1) or _upper(m.group(2)))
     for line in text.splitlines():  # (a constant of the same name wins: read above, kept below)
-        m = _ARGUMENT.match(line) or _ENTRY.match(line)
+        m = _ARGUMENT.match(line) or _ENTRY.match(line) or _ARROW_ENTRY.match(line)
         if m:
             name, value = next(g for g in m.groups()[:-1] if g), clean_value(m.group(m.lastindex), ("//", "#"))
-            if value is not None and name not in found:
+            if value is not None and name not in found and not _FROM_ENVIRONMENT.match(value):
                 found[name] = value
+    for name, value in (*read_named_arguments(text).items(), *read_schedules(text).items()):
+        found.setdefault(name, value)
     return {name: value.replace("_", "") if value[:1].isdigit() else value for name, value in found.items()}
 
 
@@ -59,6 +82,26 @@ def read_assignments(code: str) -> dict:
     return read_matching(code, _ASSIGNMENT)
 
 
+def read_notebook(text: str) -> dict:
+    """name -> literal of a Jupyter notebook's code cells (its JSON, as a Write or a Read shows it), read as
+    read_assignments reads one cell; a later cell's value wins. Not a notebook's JSON (a fragment an edit cut
+    out of one): read as code lines."""
+    import json  # (capture only: no hook reads a notebook)
+
+    try:
+        cells = json.loads(text).get("cells")
+    except (ValueError, AttributeError):
+        return read_assignments(text)
+    out = {}
+    for cell in cells if isinstance(cells, list) else ():
+        source = cell.get("source") if isinstance(cell, dict) and cell.get("cell_type") == "code" else None
+        if isinstance(source, list):
+            source = "".join(part for part in source if isinstance(part, str))
+        if isinstance(source, str):
+            out.update(read_assignments(source))
+    return out
+
+
 def read_script(text: str) -> dict:
     """`--option` -> value and VARIABLE -> literal of a shell script; an option given several values says
     nothing about which one holds, and is left out."""
@@ -67,4 +110,87 @@ def read_script(text: str) -> dict:
         options.setdefault(m.group(1), set()).add(m.group(2))
     out = {name: next(iter(values)) for name, values in options.items() if len(values) == 1}
     out.update(read_matching(text, _SHELL_VARIABLE))
+    return out
+
+
+# A named argument inside a call or a struct literal on one line: `max_retries=3`, `Timeout: 10 * time.Second`,
+# `maxRetries = 5` (Kotlin); after `(`, `{` or `,`, so a parameter's type (`timeout: int = 10`) is no name.
+_NAMED = re.compile(rf"([(,{{])[ \t]*([A-Za-z_]\w{{1,40}})[ \t]*(?:=|:(?!:))[ \t]*{_LITERAL}(?=[ \t]*[,)}}])")
+# Standard types whose named arguments make up one value (a span of time, a date), not options of something
+_VALUE_TYPES = frozenset("timedelta relativedelta duration period timespan datetime date time".split())
+_CALLER = re.compile(r"([A-Za-z_][\w.]{0,60})[ \t]*$")
+# `dbt_daily = ScheduleDefinition(...)`, `const client = new Client({...})`: the name the line's call is given
+_TARGET = re.compile(r"^[ \t]*(?:(?:export|const|let|var|val|final|private|public)[ \t]+)*([A-Za-z_][\w.]{0,60})"
+                     r"[ \t]*(?::[ \t]*[\w<>\[\].?]{1,40}[ \t]*)?:?=(?!=)")
+
+
+def read_named_arguments(text: str) -> dict:
+    """`Call.name` -> literal of the named arguments written inside one line's calls (see the module doc)."""
+    seen = {}
+    for line in text.splitlines():
+        if "=" not in line and ":" not in line:
+            continue
+        stripped = line.lstrip()
+        if stripped.startswith(("#", "//", "--", "*", "def ", "fun ", "func ", "function ")):
+            continue  # a comment, or a definition's defaults (what a caller may leave out, not what it sets)
+        target = _TARGET.match(line)
+        for m in _NAMED.finditer(line):
+            caller = _caller(line, m.start(1))
+            if caller is None or caller.rsplit(".", 1)[-1].lower() in _VALUE_TYPES:
+                continue  # `timedelta(days=14)` is one value, whatever it is given to
+            if caller is not None and target and target.end() <= m.start(1):
+                caller = target.group(1)  # two schedules in one file: by their names, not ScheduleDefinition's
+            value = clean_value(m.group(3), ("//", "#"))
+            if value is not None:
+                seen.setdefault(f"{caller}.{m.group(2)}" if caller else m.group(2), set()).add(value)
+    return {key: next(iter(values)) for key, values in seen.items() if len(values) == 1}
+
+
+def _caller(line: str, at: int):
+    """The name of the call or struct whose bracket encloses position `at` of `line` (`RetryPolicy`), or of the
+    module a tuple starts with (Elixir's `{Oban.Plugins.Pruner, max_age: 604800}`), or of the call an options
+    object is given to (`onCall({memory: "1GiB"})`); "" for an object opening its line (`  {memory: "1GiB"},`:
+    its call is on the line above, which an edit's fragment may not show); None when nothing names it."""
+    depth = 0
+    for i in range(at, -1, -1):
+        ch = line[i]
+        if ch in ")}]":
+            depth += 1
+        elif ch in "({[":
+            if depth == 0:
+                if ch == "[":
+                    return None
+                m = _CALLER.search(line, 0, i)
+                if m:
+                    return m.group(1).lstrip(".")
+                if ch != "{":
+                    return None
+                first = _TUPLE_HEAD.match(line, i + 1)
+                if first:
+                    return first.group(1)
+                before = line[:i].rstrip()
+                if before.endswith("("):  # an options object given to a call: `onCall({memory: "1GiB"})`
+                    m = _CALLER.search(before, 0, len(before) - 1)
+                    return m.group(1).lstrip(".") if m else None
+                # an object opening its line (its call is on the line above), or given to a name (`x = {...}`)
+                return "" if not before or (before.endswith("=") and before[-2:-1] not in "=!<>") else None
+            depth -= 1
+    return None
+
+
+_TUPLE_HEAD = re.compile(r"(?<![\w. \t])[ \t]*([A-Z]\w*(?:\.[A-Z]\w*)*)[ \t]*,")
+# A schedule paired with the job it runs, in a list of jobs: `{"30 17 * * *", Forge.Workers.Reminder}`,
+# `["0 3 * * *", "cleanup"]`, either way round
+_FIELD = r"[\d*][\d*/,-]*"
+_CRON = rf"""["']((?:{_FIELD}[ \t]+){{4,5}}{_FIELD})["']"""
+_JOB = r"""([A-Z]\w*(?:\.[A-Z]\w*)+|["'][\w:.-]{3,60}["'])"""
+_CRON_PAIR = re.compile(rf"[{{\[(][ \t]*(?:{_CRON}[ \t]*,[ \t]*{_JOB}|{_JOB}[ \t]*,[ \t]*{_CRON})[ \t]*[,}}\])]")
+
+
+def read_schedules(text: str) -> dict:
+    """`JOB schedule` -> cron expression of each job a list pairs with its schedule (see _CRON_PAIR)."""
+    out = {}
+    for m in _CRON_PAIR.finditer(text):
+        cron, job = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        out[f"{job.strip(chr(34) + chr(39))} schedule"] = cron
     return out

@@ -4,9 +4,13 @@ A keyword's key names the application, the module when there is one, and the key
 Shop.Repo, pool_size: 10` is `config :shop, Shop.Repo, pool_size`; `config :logger, level: :info` is
 `config :logger, level`. The keywords may run over the lines after the `config` line, indented (an Edit's fragment
 may hold such lines alone: their keys are the bare keywords). Literal values
-only (strings, numbers, atoms, booleans): a value read from the environment is known at run time, not here.
+only (strings, numbers, atoms, booleans): a value read from the environment is known at run time, not here. A
+tuple's options are keyed by its module (`{Oban.Plugins.Pruner, max_age: 604800}`: `Oban.Plugins.Pruner.max_age`),
+a schedule paired with its job by the job (`{"30 17 * * *", App.Reminder}`: `App.Reminder schedule`).
 """
 import re
+
+from brain.capture.settings.code import read_named_arguments, read_schedules
 
 _CONFIG = re.compile(r"^\s*config\s+:([\w]+)\s*,\s*(?:([A-Z][\w.]*)\s*,\s*)?(.*)$")
 # A literal: a string, an atom, a number, a boolean, nil, or a module (`adapter: Swoosh.Adapters.Brevo`).
@@ -39,4 +43,7 @@ def read_elixir_config(text: str) -> dict:
                 number = value[:1].isdigit() or value[:1] == "-"
                 out[f"{owner} {keyword.group(1)}" if owner else keyword.group(1)] = \
                     value.replace("_", "") if number else value.strip('"')
+    # a plugin's options (`{Oban.Plugins.Pruner, max_age: 60 * 60 * 24 * 7}`) and a job list's schedules
+    for key, value in (*read_named_arguments(text).items(), *read_schedules(text).items()):
+        out.setdefault(key, value)
     return out

@@ -10,7 +10,7 @@ every config/*.exs; `project_wide(path, key)` the keys that hold for the whole p
 """
 import re
 
-from brain.capture.settings.code import read_constants, read_script
+from brain.capture.settings.code import read_constants, read_notebook, read_script
 from brain.capture.settings.dockerfile import read_dockerfile
 from brain.capture.settings.elixir import read_elixir_config
 from brain.capture.settings.env_files import VERSION_FILES, read_env, read_version_file
@@ -20,8 +20,8 @@ from brain.capture.settings.kubernetes import is_manifest, read_manifest
 from brain.capture.settings.lines import read_generic
 from brain.capture.settings.lockfiles import (read_gemfile_lock, read_mix_lock, read_package_lock,
                                               read_package_tables, read_pnpm_lock, read_yarn_lock)
-from brain.capture.settings.manifests import (read_gemfile, read_go_mod, read_gradle, read_mix_exs, read_pyproject,
-                                              read_requirements)
+from brain.capture.settings.manifests import (read_gemfile, read_go_mod, read_gradle, read_mix_exs, read_podfile,
+                                              read_pyproject, read_requirements)
 from brain.capture.settings.sql import read_sql, sql_wide_key
 from brain.capture.settings.terraform import read_hcl
 from brain.capture.settings.toml_text import read_toml
@@ -36,7 +36,8 @@ _BY_NAME = {
     "pyproject.toml": "pyproject", "gemfile": "gemfile", "go.mod": "go-mod", "mix.exs": "mix-exs",
     "build.gradle": "gradle", "build.gradle.kts": "gradle", "settings.gradle": "gradle",
     "settings.gradle.kts": "gradle", "dockerfile": "dockerfile", "containerfile": "dockerfile",
-    ".tool-versions": "version-file", "makefile": "makefile", "procfile": "generic", ".npmrc": "ini",
+    ".tool-versions": "version-file", "makefile": "makefile", "podfile": "podfile", "procfile": "generic",
+    ".npmrc": "ini",
     ".yarnrc": "generic", ".editorconfig": "ini",
 }
 _BY_SUFFIX = (
@@ -48,6 +49,7 @@ _BY_SUFFIX = (
     (".py", "code"), (".ts", "code"), (".tsx", "code"), (".js", "code"), (".jsx", "code"), (".mjs", "code"),
     (".cjs", "code"), (".go", "code"), (".rs", "code"), (".rb", "code"), (".kt", "code"), (".java", "code"),
     (".cs", "code"), (".swift", "code"), (".scala", "code"), (".ex", "code"), (".php", "code"), (".dart", "code"),
+    (".ipynb", "notebook"),
 )
 # Tests set values to test them: a test's constant is no setting of the project.
 _TEST_NAME = re.compile(r"(?:^|[/_.-])(?:tests?|spec|__tests__)(?:[/_.-]|$)")
@@ -57,9 +59,10 @@ _READERS = {
     "npm-lock": read_package_lock, "yarn-lock": read_yarn_lock, "pnpm-lock": read_pnpm_lock,
     "package-tables": read_package_tables, "mix-lock": read_mix_lock, "gemfile-lock": read_gemfile_lock,
     "pyproject": read_pyproject, "gemfile": read_gemfile, "go-mod": read_go_mod, "mix-exs": read_mix_exs,
-    "gradle": read_gradle, "requirements": read_requirements, "elixir-config": read_elixir_config,
+    "gradle": read_gradle, "podfile": read_podfile, "requirements": read_requirements,
+    "elixir-config": read_elixir_config,
     "generic": read_generic, "makefile": lambda text: read_generic(text, equals_only=True),
-    "code": read_constants, "script": read_script,
+    "code": read_constants, "script": read_script, "notebook": read_notebook,
 }
 
 

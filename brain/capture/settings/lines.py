@@ -90,8 +90,9 @@ def read_generic(text: str, *, equals_only: bool = False) -> dict:
 
 def label_of(item: dict):
     """(field, label): what names a list item in a key path, its `name`, `id` or `key` (a step `uses:
-    actions/setup-node@v4` is actions/setup-node, a step `run: npm test` is npm test), else (None, None)."""
-    for field in ("name", "id", "key", "uses", "job", "kind", "run"):
+    actions/setup-node@v4` is actions/setup-node, a step `run: npm test` is npm test; a dependency list's
+    `package`, `repo` or `chart`: dbt's packages.yml, pre-commit's hooks, a helmfile), else (None, None)."""
+    for field in ("name", "id", "key", "uses", "job", "kind", "run", "package", "repo", "chart"):
         value = item.get(field)
         if isinstance(value, str) and value and len(value) <= 60:
             return field, value.split("@", 1)[0] if field == "uses" else value

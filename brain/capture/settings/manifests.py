@@ -54,20 +54,32 @@ def read_pyproject(text: str) -> dict:
     return out
 
 
-_GEM = re.compile(r"""^\s*gem\s+["']([\w.-]+)["']\s*,\s*["']([^"']+)["']""")
-_RUBY = re.compile(r"""^\s*ruby\s+["']([^"']+)["']""")
+# Ruby's manifests: a line calling a method with a name and a version; the key is the method and the name
+_GEMFILE_LINES = ((re.compile(r"""^\s*(gem)\s+["']([\w.-]+)["']\s*,\s*["']([^"']+)["']"""), "{} {}"),
+                  (re.compile(r"""^\s*(ruby)\s+["']([^"']+)["']"""), "{}"))
+_PODFILE_LINES = ((re.compile(r"""^\s*(pod)\s+["']([\w./+-]+)["']\s*,\s*["']([^"']+)["']"""), "{} {}"),
+                  (re.compile(r"""^\s*(platform)\s+:(\w+)\s*,\s*["']([^"']+)["']"""), "{} {}"))
+
+
+def _ruby_lines(text: str, forms) -> dict:
+    """key -> version of the lines of `text` one of `forms` ((pattern, key format over all groups but the last))
+    matches."""
+    out = {}
+    for line in text.splitlines():
+        for pattern, key in forms:
+            m = pattern.match(line)
+            if m:
+                out[key.format(*m.groups()[:-1])] = m.groups()[-1]
+    return out
 
 
 def read_gemfile(text: str) -> dict:
-    out = {}
-    for line in text.splitlines():
-        m = _GEM.match(line)
-        if m:
-            out[f"gem {m.group(1)}"] = m.group(2)
-        m = _RUBY.match(line)
-        if m:
-            out["ruby"] = m.group(1)
-    return out
+    return _ruby_lines(text, _GEMFILE_LINES)
+
+
+def read_podfile(text: str) -> dict:
+    """CocoaPods' Podfile: `platform :ios, '13.0'` (the deployment target) and `pod 'Name', '1.2'`."""
+    return _ruby_lines(text, _PODFILE_LINES)
 
 
 _GO_DIRECTIVE = re.compile(r"^\s*(go|toolchain)\s+(\S+)\s*$")
@@ -111,6 +123,11 @@ _GRADLE_CALL = re.compile(r"""^\s*(jvmToolchain)\s*\(\s*(\d+)\s*\)""")
 _GRADLE_OF = re.compile(r"""^\s*([A-Za-z][\w.]*)\s*(?:=|\.set\()\s*\w+\.of\(\s*(\d+)\s*\)""")
 _GRADLE_ASSIGN = re.compile(r"""^\s*(version|group|sourceCompatibility|targetCompatibility)\s*=\s*(["'][^"']+["']|"""
                             r"""JavaVersion\.VERSION_\w+)""")
+# Android's settings, Groovy (`targetSdkVersion 34`, `minSdk 23`) or Kotlin (`targetSdk = 34`): a property given a
+# literal on its own line, inside the android block's parts
+_GRADLE_PROPERTY = re.compile(r"""^\s*((?:compile|min|target)Sdk(?:Version)?|versionCode|versionName|"""
+                              r"""applicationId|namespace|ndkVersion|multiDexEnabled|minifyEnabled|isMinifyEnabled)"""
+                              r"""\s*(?:=\s*|\s)\s*(\d+|"[^"\n]*"|'[^'\n]*'|true|false)\s*$""")
 
 
 def read_gradle(text: str) -> dict:
@@ -125,7 +142,7 @@ def read_gradle(text: str) -> dict:
             name = m.group(1) or f"kotlin {m.group(2)}"
             out[f"plugin {name}"] = m.group(3)
             continue
-        for pattern in (_GRADLE_CALL, _GRADLE_OF, _GRADLE_ASSIGN):
+        for pattern in (_GRADLE_CALL, _GRADLE_OF, _GRADLE_ASSIGN, _GRADLE_PROPERTY):
             m = pattern.match(line)
             if m:
                 value = clean_value(m.group(2))

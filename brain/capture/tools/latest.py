@@ -14,8 +14,8 @@ from brain.cpython.fast import sqlite3
 from brain.util.timestamps import normalize_timestamp
 
 # old_path: the file the replaced value was set in (another file of the family, for a new file); line: the new
-# value's line as the file writes it, when known
-SettingChange = namedtuple("SettingChange", "turn path key old new command old_path line", defaults=(None,))
+# value's line as the file writes it, when known; call: the tool call's place in its turn
+SettingChange = namedtuple("SettingChange", "turn path key old new command old_path line call", defaults=(None, None))
 _KEY_ENDS = (".", " ", "]")  # what stands before a fragment's key inside a whole key path
 LOOKUP_ROWS = 20_000  # earlier settings read per capture at most, newest first
 
@@ -68,6 +68,13 @@ class Known:
         ends = [k for k in known if k.endswith(key) and k[-len(key) - 1:-len(key)] in _KEY_ENDS]
         return ends[0] if len(ends) == 1 else key
 
+    def latest_by_tail(self, path: str, key: str):
+        """(value, path) of the one key `path` set whose path ends as `key`'s does after a renamed parent (a
+        workflow's job `test` become `pest` in the file that replaced it), or None when none or several do."""
+        tail = _tail(key)
+        alike = [k for k in self._keys_of.get(path, ()) if tail and _tail(k) == tail]
+        return self.latest(path, alike[0]) if len(alike) == 1 else None
+
     def latest(self, path: str, key: str):
         """(value, the file it was set in) of `key`'s latest value as seen from `path`, or None (module doc)."""
         entries = self._by_key.get(key, ())
@@ -79,6 +86,20 @@ class Known:
         return (related[-1][1], related[-1][0]) if related else None
 
 
+def _tail(key: str):
+    """A key path without its first two parts (`steps[setup-php].with.php-version` of
+    `jobs.pest.steps[setup-php].with.php-version`), or None when it has no more than three (dots inside brackets are
+    a list item's name, not parts)."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(key):
+        depth += (ch == "[") - (ch == "]")
+        if ch == "." and depth == 0:
+            parts.append(key[start:i])
+            start = i + 1
+    parts.append(key[start:])
+    return ".".join(parts[2:]) if len(parts) > 3 else None
+
+
 def _same(a: str, b: str) -> bool:
     return a.strip().lower() == b.strip().lower()
 
@@ -87,18 +108,21 @@ def settle(observations, known: Known) -> tuple:
     """(the settings to keep, by turn: [(turn, [(path, key, value)])], the changes: [SettingChange]).
 
     A setting is kept when it is news (no known value, or another one); a change is a call setting a key to a
-    value other than the one it had: the one the call shows it replaced, else the latest known one (a Read showing
+    value other than the one it had: the one the call shows it replaced, else the latest known one (for a new file
+    that replaced another, the other's; a Read showing
     a file's key at another value than the same file had: a command or a person changed it since). A fragment's
     key is first completed (Known.resolve)."""
     kept, changes = {}, []
     for o in observations:
         key = known.resolve(o.path, o.key)
         before = known.latest(o.path, key)
+        if before is None and o.replaces:  # a new file that replaced another: the old file's value came before
+            before = known.latest(o.replaces, key) or known.latest_by_tail(o.replaces, key)
         if before is not None and _same(before[0], o.value) and (o.old is None or _same(o.old, o.value)):
             continue
         old, old_path = (o.old, o.path) if o.old is not None else before or (None, None)
         if old is not None and not _same(old, o.value) and (not o.shown or old_path == o.path):
-            changes.append(SettingChange(o.turn, o.path, key, old, o.value, o.command, old_path, o.line))
+            changes.append(SettingChange(o.turn, o.path, key, old, o.value, o.command, old_path, o.line, o.call))
         kept.setdefault(id(o.turn), (o.turn, []))[1].append((o.path, key, o.value))
         known.note(o.path, key, o.value)
     return list(kept.values()), changes
@@ -111,4 +135,5 @@ def load_known(root, project_id, observations) -> Known:
         return Known()
     keys = {o.key for o in observations}
     keys |= {o.key.rsplit(".", 1)[-1] for o in observations}
-    return Known.load(root, project_id, min(times), {o.path for o in observations}, keys)
+    paths = {o.path for o in observations} | {o.replaces for o in observations if o.replaces}
+    return Known.load(root, project_id, min(times), paths, keys)

@@ -14,10 +14,13 @@
   says it), a version command `TOOL version` (`node -v`).
 - A file people configure replaced by another in its folder sets the folder's `file` (its path: the new file's,
   was the old one's): `git mv` or `mv` of it, or one deleted (`git rm`, `rm`) in the session that
-  wrote exactly one new file of its kind there.
+  wrote exactly one new file of its kind there. The new file's keys then continue the old file's: a key both
+  set to other values is a change (`image: postgres:15` in ci.yml, `image: postgres:16` in the test.yml that
+  replaced it).
 A value the redactor would hide (a token in a .env) is no setting anyone looks up: it is left out.
 """
 import os
+import re
 from collections import namedtuple
 
 from brain.capture.settings.formats import format_of, read_settings
@@ -30,8 +33,11 @@ from brain.safety.redact import redact
 
 # path: the file, relative to the project root ("" for a command's output); old: the value the call replaced
 # when the transcript shows it (None: the latest known value says); shown: a Read's; command: the command whose
-# output said it; line: the line setting it, as the file writes it (`maxReplicas: 8`), when one short line does
-Observation = namedtuple("Observation", "turn path key value old shown command line", defaults=(None,))
+# output said it; line: the line setting it, as the file writes it (`maxReplicas: 8`), when one short line does;
+# replaces: the file this new one replaced, whose value of the key it continues; call: the tool call's place in
+# its turn (several calls, and commits between them, make one turn)
+Observation = namedtuple("Observation", "turn path key value old shown command line replaces call",
+                         defaults=(None, None, None))
 
 
 def project_path(path: str, root) -> str:
@@ -84,10 +90,15 @@ def _from_command(turn, use, root) -> list:
         out.append(Observation(turn, "", f"{shown[0]} version", shown[1], None, False, use.command,
                                _output_line(use.result, shown[0], shown[1])))
     installed = installed_versions(use.command, use.result) if installs(use.command) else {}
+    # a CocoaPod is a library for an app, never the command of the same name (the Firebase pod, `firebase` the CLI)
+    kind = "pod " if _POD_COMMAND.search(use.command) else ""
     for package, (old, new) in installed.items():
-        out.append(Observation(turn, "", f"{package} version", new, old, False, use.command,
+        out.append(Observation(turn, "", f"{kind}{package} version", new, old, False, use.command,
                                _output_line(use.result, package, new)))
     return out
+
+
+_POD_COMMAND = re.compile(r"(?:^|[;&|(]\s*)pod\s+(?:install|update)\b")
 
 
 def _output_line(output: str, name: str, version: str):
@@ -113,27 +124,31 @@ def observe_session(turns, root=None) -> list:
     for turn in turns:
         if turn.is_sidechain or turn.is_compact_summary or turn.abandoned:
             continue
-        for use in turn.tool_uses:
+        for call, use in enumerate(turn.tool_uses):
             if use.ok is False:
                 continue
+            before = len(out)
             if use.name == "Write" and use.file_path and format_of(use.file_path):
                 written.append(project_path(use.file_path, root))
             if use.name == "Bash" and use.command:
                 out += _from_command(turn, use, root)
                 for old, new in file_moves(use.command):  # (a moved file is no new one)
                     out += _replaced(turn, use, project_path(old, root), project_path(new, root))
-                removed += [(turn, use, project_path(path, root)) for path in removed_files(use.command)]
+                removed += [(turn, use, call, project_path(path, root)) for path in removed_files(use.command)]
             elif use.name == "NotebookEdit" and use.cell and use.cell[2] != "delete":
                 path = project_path(use.file_path, root)
                 out += [Observation(turn, path, key, value, None, False, None, written_line(use.cell[1], key, value))
                         for key, value in read_assignments(use.cell[1]).items()]
             elif use.file_path and format_of(use.file_path):
                 out += _from_file(turn, use, project_path(use.file_path, root), texts)
-    for turn, use, path in removed:
+            out[before:] = [o._replace(call=call) for o in out[before:]]
+    for turn, use, call, path in removed:
         folder, kind = os.path.dirname(path), format_of(path)
         kin = {w for w in written if w != path and os.path.dirname(w) == folder and format_of(w) == kind}
         if kind and len(kin) == 1 and path not in written:
-            out += _replaced(turn, use, path, kin.pop())
+            new = kin.pop()
+            out = [o._replace(replaces=path) if o.path == new and o.old is None and not o.shown else o for o in out]
+            out += [o._replace(call=call) for o in _replaced(turn, use, path, new)]
     return [observation for observation in out if not _secret(observation)]
 
 

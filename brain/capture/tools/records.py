@@ -89,7 +89,7 @@ def _specific(value: str) -> bool:
 
 
 _MANIFESTS = frozenset("npm-lock yarn-lock pnpm-lock package-tables mix-lock gemfile-lock pyproject gemfile go-mod "
-                       "mix-exs gradle requirements".split())
+                       "mix-exs gradle podfile requirements".split())
 
 
 def _dependency(change) -> bool:
