@@ -72,10 +72,24 @@ def says_replaced(line: str, value: str) -> bool:
     """Whether the line itself says `value` was replaced: "replace zap with slog", "from `30 2 * * *` to ...",
     "instead of 8087", "drop Celery", "8087 -> 8090", "maxReplicas = 8 (was 5)"."""
     v = re.escape(flat(value))
-    if any(flat(value) in was for was in re.findall(r"\(was ([^()]*)\)", flat(line))):
+    if any(flat(value) in was for was in _was_spans(flat(line))):
         return True
     return re.search(rf"(?:replac\w*|instead of|from|drop\w*|switch\w* from|ditch\w*)\s+[`'\"]?{v}|{v}[`'\"]?\s*"
                      rf"(?:->|→)", flat(line)) is not None
+
+
+def _was_spans(line: str) -> list:
+    """The texts of the "(was ...)" marks of a line, a value's own parentheses kept: "(was crontab(hour=6))"."""
+    spans, at = [], line.find("(was ")
+    while at >= 0:
+        depth, end = 0, at
+        for end in range(at, len(line)):
+            depth += (line[end] == "(") - (line[end] == ")")
+            if depth == 0:
+                break
+        spans.append(line[at + 5:end])
+        at = line.find("(was ", end)
+    return spans
 
 
 def shown_as_current(context: str, value: str, current=()) -> bool:

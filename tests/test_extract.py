@@ -519,3 +519,23 @@ def test_session_record_none_when_nothing_happened():
     assert session_record([]) is None
     assert session_record([said("hello", "assistant")]) is None
     assert session_record([said("sidechain only", is_sidechain=True)]) is None
+
+
+def test_session_record_follow_ups_from_a_todo_files_open_items(tmp_path):
+    """A TODO.md read and edited in the session: its items still unchecked when the session ends are open work,
+    whatever words they use; checked ones are done, and a Markdown file that is no list (a README) adds none."""
+    from datetime import datetime, timezone
+
+    from harness.transcripts import Assistant, Edit, Read, User, Write, write_session
+
+    todo = "# before launch\n- [ ] orphaned R2 objects after a delete\n- [ ] upload rate limit, ~40 photos/hour\n" \
+           "- [x] sideways thumbnails\n"
+    path = write_session(tmp_path / "s.jsonl", "s", tmp_path, datetime(2026, 3, 2, tzinfo=timezone.utc), [
+        User("where are we"),
+        Assistant("Two left.", [Read("TODO.md", todo), Write("README.md", "- [ ] not a list of work\n"),
+                                Edit("TODO.md", "- [ ] upload rate limit, ~40 photos/hour\n",
+                                     "- [x] upload rate limit, ~40 photos/hour\n- [ ] coarsen lat/lng for guests\n")]),
+    ])
+    record = session_record(parse_transcript(path).turns)
+    assert record.follow_ups[:2] == ("orphaned R2 objects after a delete", "coarsen lat/lng for guests")
+    assert not any("README" in f or "not a list" in f or "sideways" in f for f in record.follow_ups)

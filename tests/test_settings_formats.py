@@ -350,8 +350,8 @@ def test_arguments_and_entries_written_one_to_a_line_in_code():
            '        "on_failure_callback": notify,\n    },\n    catchup=False,\n) as dag:\n'
            '    count = 0\n    total = compute(x),\n    x=foo(bar, baz),\n')
     assert settings("dags/orders_daily.py", dag) == {
-        "dag_id": "orders_daily", "schedule": "0 6 * * *", "retries": "1", "retry_delay": "timedelta(minutes=5)",
-        "owner": "data", "catchup": "False"}
+        "dag_id": "orders_daily", "schedule": "0 6 * * *", "default_args.retries": "1",
+        "default_args.retry_delay": "timedelta(minutes=5)", "default_args.owner": "data", "catchup": "False"}
     vite = "export default defineConfig({\n  server: { port: 5173 },\n  port: 5174,\n  timeout: 30\n})\n"
     assert settings("vite.config.ts", vite) == {"port": "5174"}
     # an edit's fragment, as capture reads one
@@ -413,6 +413,17 @@ def test_a_notebooks_code_cells():
     assert format_of("notebooks/capacity.ipynb") == "notebook"
     assert read_settings("notebooks/capacity.ipynb", notebook) == {"monthly_growth": "0.08", "horizon": "18"}
     assert read_settings("notebooks/capacity.ipynb", "monthly_growth = 0.15\n") == {"monthly_growth": "0.15"}
+
+
+def test_a_value_written_as_a_call_of_a_few_literals():
+    """Celery beat's `crontab(hour=7, minute=15)`, httpx's `Timeout(30.0, connect=5.0)`: a value written out, an
+    entry's or an argument's like a number (keyed by the dicts it is in); a call given a name is computed."""
+    text = ('CELERY_BEAT_SCHEDULE = {\n    "overdue-report": {\n        "schedule": crontab(hour=6, minute=45),\n'
+            '        "args": build_args(period),\n    },\n}\n')
+    assert read_settings("osprey/settings.py", text) == {
+        "CELERY_BEAT_SCHEDULE.overdue-report.schedule": "crontab(hour=6, minute=45)"}
+    assert read_settings("osprey/settings.py", '        "schedule": crontab(hour=7, minute=15),') == {
+        "schedule": "crontab(hour=7, minute=15)"}
 
 
 def test_php_and_ruby_arrays_with_arrows():

@@ -294,7 +294,7 @@ def test_an_argument_and_a_dict_entry_changed_in_a_dag(tmp_path, store, project)
                        Edit("dags/orders.py", '        "retries": 1,', '        "retries": 3,'),
                        Edit("dags/orders.py", '    schedule="0 6 * * *",', '    schedule="0 5 * * *",')])]),
     ])
-    assert stated(store) == ["retries = 3 (was 1) in dags/orders.py",
+    assert stated(store) == ["default_args.retries = 3 (was 1) in dags/orders.py",
                              "schedule = 0 5 * * * (was 0 6 * * *) in dags/orders.py"]
 
 
@@ -431,8 +431,8 @@ def test_the_brief_and_recall_read_the_same_change(tmp_path, store, project, mon
     assert store.get_chunk(decided.id).links["superseded_by"] == [memory.id]
 
 
-def milestones(store) -> list:
-    return sorted(c.content for c in store.list_chunks() if c.kind == "milestone" and c.status == "active")
+def milestones(store, status=("active",)) -> list:
+    return sorted(c.content for c in store.list_chunks() if c.kind == "milestone" and c.status in status)
 
 
 def test_a_commit_naming_a_change_without_its_value_is_given_the_value(tmp_path, store, project):
@@ -447,9 +447,18 @@ def test_a_commit_naming_a_change_without_its_value_is_given_the_value(tmp_path,
             Edit("charts/worker/values.yaml", "  memory: 512Mi", "  memory: 1Gi"),
             Bash('git commit -am "fix(worker): memory 1Gi"', "[main 5d6e7f8] fix(worker): memory 1Gi"),
             Bash('git commit --allow-empty -m "chore: retrigger CI"', "[main 9a8b7c6] chore: retrigger CI")])]),
+        ("s3", 1, [User("Pool size."), Assistant("Committed; the push failed.", [
+            Edit("charts/worker/values.yaml", "  concurrency: 4", "  concurrency: 6"),
+            Bash('git commit -qam "worker: six" && git push', "error: failed to push some refs", ok=False),
+            Edit("charts/worker/values.yaml", "  memory: 1Gi", "  memory: 2Gi"),
+            Bash('git commit -qam "chore: tidy the chart"', "[main 0a1b2c3] chore: tidy the chart")])]),
     ])
-    assert milestones(store) == ["Committed: chore: retrigger CI", "Committed: fix(worker): lower concurrency "
-                                 "[worker.concurrency = 4 (was 8)]", "Committed: fix(worker): memory 1Gi"]
+    # (a commit stating a value changed again later is history: superseded, as any memory of the old value)
+    assert milestones(store, ("active", "superseded")) == [
+                                 "Committed: chore: retrigger CI",
+                                 "Committed: chore: tidy the chart [worker.memory = 2Gi (was 1Gi)]",
+                                 "Committed: fix(worker): lower concurrency [worker.concurrency = 4 (was 8)]",
+                                 "Committed: fix(worker): memory 1Gi"]
 
 
 def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, store, project):
@@ -481,3 +490,14 @@ def test_a_workflow_replaced_in_a_later_session_with_its_job_renamed(tmp_path, s
     ])
     assert "jobs.pest.steps[shivammathur/setup-php].with.php-version = 8.3 (was 8.2 in .github/workflows/ci.yml) in " \
            ".github/workflows/tests.yml" in stated(store)
+
+
+def test_two_entries_of_one_name_in_a_settings_module_are_told_apart_by_their_dicts(tmp_path, store, project):
+    """Celery beat's schedules: each entry's `schedule` is keyed by its entry's name, so moving one is a change of
+    that one (the first entry's schedule had hidden it: the file's other `schedule` stood for both)."""
+    settings = ('CELERY_BEAT_SCHEDULE = {\n    "nightly-digest": {\n        "schedule": crontab(hour=22, minute=0),\n'
+                '    },\n    "overdue-report": {\n        "schedule": crontab(hour=6, minute=45),\n    },\n}\n')
+    assert set_then_changed(tmp_path, store, project, "osprey/settings.py", settings, [
+        ('        "schedule": crontab(hour=6, minute=45),', '        "schedule": crontab(hour=7, minute=15),')]) == [
+        "CELERY_BEAT_SCHEDULE.overdue-report.schedule = crontab(hour=7, minute=15) (was crontab(hour=6, minute=45)) "
+        "in osprey/settings.py"]

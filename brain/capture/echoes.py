@@ -13,6 +13,7 @@ from the words used:
 from dataclasses import replace
 
 from brain.capture.novelty import content_words, values
+from brain.capture.rules.tool_events import commit_message
 from brain.util.text import clip, holds_value
 
 COMMIT_VALUES = 3  # changes named in one commit's memory at most: a rewrite of a whole file changes dozens
@@ -29,19 +30,23 @@ def _key(key: str) -> str:
 
 
 def commits_with_values(candidates, changes, turns) -> list:
-    """`candidates` with each commit that states none of its changes' new values given them (module doc)."""
+    """`candidates` with each commit that states none of its changes' new values given them (module doc). Every
+    `git commit` the session ran bounds what the next one holds, also one whose command line failed after it (a
+    commit then a push that failed) or that made no memory."""
     order = {turn.uuid: at for at, turn in enumerate(turns) if turn.uuid}
     at_of = [((order[change.turn.uuid], change.call or 0) if change.turn.uuid in order else None, change)
              for change in changes]
-    out, previous = [], (-1, 0)
+    commits = [(at, call) for at, turn in enumerate(turns) for call, use in enumerate(turn.tool_uses)
+               if use.command and commit_message(use.command)]  # (turn, tool call): a turn may hold two commits
+    out = []
     for candidate in candidates:
         if not _is(candidate, "git") or candidate.source_uuid not in order:
             out.append(candidate)
             continue
-        at = (order[candidate.source_uuid], candidate.call or 0)  # (turn, tool call): a turn may hold two commits
+        at = (order[candidate.source_uuid], candidate.call or 0)
+        previous = max((c for c in commits if c < at), default=(-1, 0))
         subject = candidate.content
         since = [change for where, change in at_of if where is not None and previous < where <= at]
-        previous = at
         if not since or any(holds_value(subject, change.new) for change in since):
             out.append(candidate)
             continue

@@ -10,6 +10,7 @@ from brain.capture.learnings import command_key
 from brain.capture.rules.sentences import prose_lines, split_sentences
 from brain.capture.rules.tool_events import follow_up, runs_tests, tests_passed
 from brain.capture.tool_calls import EDIT_TOOLS, READ_TOOLS
+from brain.capture.tools.checklists import open_checklist_items
 from brain.capture.transcript import Turn
 from brain.util.text import clip, sentences
 
@@ -123,6 +124,7 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
     todo_lists = [u.todos for u in uses if u.name == "TodoWrite"]
     if todo_lists:
         follow_ups += [t.content for t in todo_lists[-1] if t.status in ("pending", "in_progress")]
+    follow_ups += open_checklist_items(uses)  # a TODO.md's `- [ ]` lines: open work in a file format
     for text in texts[-3:]:
         follow_ups += [clip(s.text, 200) for s in split_sentences(text) if follow_up(s.text)]
     follow_ups = _unique(clip(f, 200) for f in follow_ups)[:_MAX_FOLLOW_UPS]

@@ -10,6 +10,7 @@ Used by tests and by bench/coding_memory.py.
 """
 import hashlib
 import json
+import re
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -51,6 +52,21 @@ class Bash(Tool):
 
     def __init__(self, command: str, output: str = "", ok: bool = True):
         super().__init__({"command": command, "description": command[:60]}, output, ok)
+
+    def outcome(self, files: dict) -> tuple:
+        """A `sed -i 's/old/new/[g]' FILE` of a literal text changes the file on disk, as a later Read's or
+        edit's text (originalFile) then shows."""
+        if self.ok:
+            for m in _SED_IN_PLACE.finditer(self.input["command"]):
+                old, new, flags, path = m.group("old"), m.group("new"), m.group("flags"), m.group("path")
+                if path in files and old and not any(ch in old for ch in "\\^$[]*+?"):
+                    files[path] = "".join(line.replace(old, new) if "g" in flags else line.replace(old, new, 1)
+                                          for line in files[path].splitlines(keepends=True))
+        return super().outcome(files)
+
+
+_SED_IN_PLACE = re.compile(r"""\bsed\s+-i\S*\s+(['"])s/(?P<old>[^/'"]*)/(?P<new>[^/'"]*)/(?P<flags>g?)\1\s+"""
+                           r"""(?P<path>[\w./-]+)""")
 
 
 class Edit(Tool):

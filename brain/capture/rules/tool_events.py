@@ -83,7 +83,7 @@ _STATUS_WORDS = frozenset("passed failed failing fail failure failures error err
                           "collected succeeded assertions assertion suites suite examples example pending specs "
                           "duration time seconds".split())
 _STATUS_FORMS = re.compile(r"^make(?:\[\d+\])?: \*\*\*|^(?:---\s*)?FAIL\b|\bTask :\S+ FAILED\b|(?<!\.)\.{3,}\s*Failed$|"
-                           r"^npm ERR! code\b|^ERR_PNPM_\w+$")
+                           r"^npm ERR! code\b|^ERR_PNPM_\w+$|^(?:\S+\s)?ELIFECYCLE\b")
 
 
 def _says_why(line: str) -> bool:
@@ -100,7 +100,8 @@ def _says_why(line: str) -> bool:
       leaves=["Exit code 1", "Exit code 2\nwarning: 3 files reformatted", "1 failed, 3 passed in 0.52s",
               "FAILURE: Build failed with an exception.", "make: *** [Makefile:10: lint] Error 1",
               "##[error]Process completed with exit code 4.", "Tests 7 failed (7)", "404",
-              "17 checks passed. 1 checks failed", "Tests:  1 failed, 60 passed (812 assertions)",
+              "17 checks passed. 1 checks failed", " ELIFECYCLE  Command failed with exit code 1.",
+              "Tests:  1 failed, 60 passed (812 assertions)",
               "Test Suites: 1 failed, 4 passed, 5 total", "3 examples, 1 failure, 1 pending"])
 def failure_line(output: str) -> str | None:
     """The line of a failed call's output that says what went wrong: the last error-looking line that is more than

@@ -7,12 +7,14 @@ name, or any name a `const` declares. A literal may be a quantity written as a p
 (`env("X")`, `base * 2`) is none. So is a literal written as configuration is in code, one to a line and ending
 with a comma: an argument (`    retries=3,`, `schedule="0 6 * * *",`) or an entry of a dict or object
 (`"retries": 3,`, `port: 5173,`, PHP's and Ruby's `'retries' => 3,`; a quoted key needs no comma); a value may be
-one call of a literal (`timedelta(minutes=10)`), unless it reads the environment (`env("X")`). Named arguments
+a call of a few literals (`crontab(hour=7, minute=15)`), unless it reads the environment (`env("X")`). Named arguments
 written inside one line's call are its settings too, keyed by the call (`RetryPolicy(max_retries=3, delay=60)`:
 `RetryPolicy.max_retries`; `http.Client{Timeout: 10 * time.Second}`), or by the name the line gives it
 (`daily = ScheduleDefinition(cron_schedule="0 7 * * *")`: `daily.cron_schedule`), unless the text gives one key
 two values (two calls alike: which one a person means is unknown); a job list's schedules are keyed by their job
-(`{"30 17 * * *", App.Reminder}`). Variables are left alone: code assigns them all the time (`count = 0`), a
+(`{"30 17 * * *", App.Reminder}`). An entry inside named dicts or objects is keyed by their names too
+(`CELERY_BEAT_SCHEDULE.overdue-report.schedule`): an edit's fragment gives the entry alone, completed from the
+keys known before (latest.Known.resolve). Variables are left alone: code assigns them all the time (`count = 0`), a
 constant or an argument written out is what a person sets.
 
 In a shell script (a SLURM batch file, a deploy script), a long option given one value (`#SBATCH
@@ -39,11 +41,17 @@ _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]{1,40})=([\w.:/@+-]{1,80})(?![
 _SHELL_VARIABLE = re.compile(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{1,60})=(\"[^\"$`]*\"|'[^']*'|[\w.:/@+-]+)\s*(?:#.*)?$")
 
 
-# A literal, or one call of one (`timedelta(minutes=10)`, `Duration.ofSeconds(30)`): a value written, not computed.
-_WRITTEN = rf"((?:{_LITERAL[1:-1]})|[A-Za-z_][\w.]{{0,40}}\((?:[A-Za-z_]\w{{0,30}}=)?(?:{_LITERAL[1:-1]})\))"
+# A literal, or a call of a few (`timedelta(minutes=10)`, `crontab(hour=7, minute=15)`, `Timeout(30.0, connect=5.0)`):
+# a value written, not computed.
+_CALL_ARGUMENT = rf"(?:[A-Za-z_]\w{{0,30}}[ \t]*=[ \t]*)?(?:{_LITERAL[1:-1]})"
+_WRITTEN = rf"((?:{_LITERAL[1:-1]})|[A-Za-z_][\w.]{{0,40}}\({_CALL_ARGUMENT}(?:,[ \t]*{_CALL_ARGUMENT}){{0,3}}\))"
 _ARGUMENT = re.compile(rf"^\s+([a-z_][a-z0-9_]{{2,60}})={_WRITTEN},\s*(?:(?://|#).*)?$")
 _ENTRY = re.compile(rf"""^\s+(?:"([A-Za-z_][\w.-]{{1,60}})"|'([A-Za-z_][\w.-]{{1,60}})'"""
                     rf"""|([A-Za-z_]\w{{1,60}})(?=\s*:\s*\S.*,))\s*:\s*{_WRITTEN}\s*,?\s*(?:(?://|#).*)?$""")
+# A line opening a dict or an object the entries below belong to: `"overdue-report": {`, `default_args={`,
+# `CELERY_BEAT_SCHEDULE = {`, `'defaults' => [` (their names make the entries' keys: two schedules apart)
+_OPENS = re.compile(r"""^\s*(?:(?:export\s+)?(?:const|let|var)\s+)?(?:["']([\w.:-]{1,60})["']|([A-Za-z_]\w{0,60}))"""
+                    r"""\s*(?::|=>|=)\s*(?:dict\(|[{\[])\s*(?:(?://|#).*)?$""")
 # PHP's and Ruby's `'key' => value,` (a Laravel config/*.php, a Rails hash), indented or an edit cut at the key
 _ARROW_ENTRY = re.compile(rf"""^\s*(?:"([A-Za-z_][\w.-]{{1,60}})"|'([A-Za-z_][\w.-]{{1,60}})'|:([A-Za-z_]\w{{1,60}}))"""
                           rf"""\s*=>\s*{_WRITTEN}\s*,?\s*(?:(?://|#).*)?$""")
@@ -61,10 +69,19 @@ def read_constants(text: str) -> dict:
     """NAME -> literal of the constants `text` (code, or an edit's fragment of it) sets."""
     found = read_matching(text, _CONSTANT, groups=(2, 3), marks=("//", "#"),
                           keep=lambda m: m.group(1) or _upper(m.group(2)))
+    parents = []  # (indent, name) of the dicts and objects the line is inside (`"overdue-report": {`)
     for line in text.splitlines():  # (a constant of the same name wins: read above, kept below)
+        indent = len(line) - len(line.lstrip())
+        while parents and line.strip() and indent <= parents[-1][0]:
+            parents.pop()
+        opens = _OPENS.match(line)
+        if opens:
+            parents.append((indent, opens.group(1) or opens.group(2)))
+            continue
         m = _ARGUMENT.match(line) or _ENTRY.match(line) or _ARROW_ENTRY.match(line)
         if m:
             name, value = next(g for g in m.groups()[:-1] if g), clean_value(m.group(m.lastindex), ("//", "#"))
+            name = ".".join([parent for _, parent in parents] + [name])
             if value is not None and name not in found and not _FROM_ENVIRONMENT.match(value):
                 found[name] = value
     for name, value in (*read_named_arguments(text).items(), *read_schedules(text).items()):
@@ -117,7 +134,7 @@ def read_script(text: str) -> dict:
 # `maxRetries = 5` (Kotlin); after `(`, `{` or `,`, so a parameter's type (`timeout: int = 10`) is no name.
 _NAMED = re.compile(rf"([(,{{])[ \t]*([A-Za-z_]\w{{1,40}})[ \t]*(?:=|:(?!:))[ \t]*{_LITERAL}(?=[ \t]*[,)}}])")
 # Standard types whose named arguments make up one value (a span of time, a date), not options of something
-_VALUE_TYPES = frozenset("timedelta relativedelta duration period timespan datetime date time".split())
+_VALUE_TYPES = frozenset("timedelta relativedelta duration period timespan datetime date time crontab".split())
 _CALLER = re.compile(r"([A-Za-z_][\w.]{0,60})[ \t]*$")
 # `dbt_daily = ScheduleDefinition(...)`, `const client = new Client({...})`: the name the line's call is given
 _TARGET = re.compile(r"^[ \t]*(?:(?:export|const|let|var|val|final|private|public)[ \t]+)*([A-Za-z_][\w.]{0,60})"

@@ -6,5 +6,6 @@ the session or in the project's earlier sessions (search.db `settings`), and whi
 `records` states each change as a typed memory "KEY = NEW (was OLD) in PATH" and gives the value pairs recall
 marks replaced values by. `pairs` gives the value pairs one turn's tool calls changed in any file (numbers,
 durations, names, options, packages: `edits`, `options`, `commands`, `packages`), which
-currency.session_changes takes with what was said.
+currency.session_changes takes with what was said. `checklists` reads the open items of a TODO.md the session
+read or edited: the session record's open work.
 """
