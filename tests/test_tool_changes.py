@@ -501,3 +501,4 @@ def test_two_entries_of_one_name_in_a_settings_module_are_told_apart_by_their_di
         ('        "schedule": crontab(hour=6, minute=45),', '        "schedule": crontab(hour=7, minute=15),')]) == [
         "CELERY_BEAT_SCHEDULE.overdue-report.schedule = crontab(hour=7, minute=15) (was crontab(hour=6, minute=45)) "
         "in osprey/settings.py"]
+

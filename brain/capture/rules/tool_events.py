@@ -83,7 +83,10 @@ _STATUS_WORDS = frozenset("passed failed failing fail failure failures error err
                           "collected succeeded assertions assertion suites suite examples example pending specs "
                           "duration time seconds".split())
 _STATUS_FORMS = re.compile(r"^make(?:\[\d+\])?: \*\*\*|^(?:---\s*)?FAIL\b|\bTask :\S+ FAILED\b|(?<!\.)\.{3,}\s*Failed$|"
-                           r"^npm ERR! code\b|^ERR_PNPM_\w+$|^(?:\S+\s)?ELIFECYCLE\b")
+                           r"^npm ERR! code\b|^ERR_PNPM_\w+$|^(?:\S+\s)?ELIFECYCLE\b|"
+                           # a checker's count of what it found: "svelte-check found 1 error and 0 warnings in 1 file",
+                           # tsc's "Found 3 errors in 2 files.", eslint's "5 problems (5 errors, 0 warnings)"
+                           r"\b[Ff]ound \d+ (?:errors?|problems?|issues?)\b|\b\d+ problems? \(\d+ errors?")
 
 
 def _says_why(line: str) -> bool:
@@ -102,7 +105,9 @@ def _says_why(line: str) -> bool:
               "##[error]Process completed with exit code 4.", "Tests 7 failed (7)", "404",
               "17 checks passed. 1 checks failed", " ELIFECYCLE  Command failed with exit code 1.",
               "Tests:  1 failed, 60 passed (812 assertions)",
-              "Test Suites: 1 failed, 4 passed, 5 total", "3 examples, 1 failure, 1 pending"])
+              "Test Suites: 1 failed, 4 passed, 5 total", "3 examples, 1 failure, 1 pending",
+              "svelte-check found 1 error and 0 warnings in 1 file", "Found 3 errors in 2 files.",
+              "✖ 5 problems (5 errors, 0 warnings)"])
 def failure_line(output: str) -> str | None:
     """The line of a failed call's output that says what went wrong: the last error-looking line that is more than
     a status (a traceback ends with its exception; "1 failed, 3 passed" says only that it failed); a line ending
