@@ -502,3 +502,22 @@ def test_two_entries_of_one_name_in_a_settings_module_are_told_apart_by_their_di
         "CELERY_BEAT_SCHEDULE.overdue-report.schedule = crontab(hour=7, minute=15) (was crontab(hour=6, minute=45)) "
         "in osprey/settings.py"]
 
+
+
+def test_a_version_asked_on_a_server_and_the_other_tools_a_version_output_names(tmp_path, store, project):
+    """`php -v` over ssh is the server's PHP; `flutter --version` also says which Dart it ships."""
+    def flutter(version, dart):
+        return f"Flutter {version} • channel stable\nTools • Dart {dart} • DevTools 2.34.3"
+
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Versions?"), Assistant("Here.", [
+            Bash("ssh -p 2222 forge@lattice-prod php -v", "PHP 8.2.20 (cli) (built: Jun  4 2024)"),
+            Bash("flutter --version", flutter("3.19.6", "3.3.4"))])]),
+        ("s2", 2, [User("After the upgrades?"), Assistant("Here.", [
+            Bash("ssh -p 2222 forge@lattice-prod php -v", "PHP 8.3.9 (cli) (built: Jul  2 2024)"),
+            Bash("flutter --version", flutter("3.22.2", "3.4.3"))])]),
+    ])
+    assert stated(store) == [
+        "dart version = 3.4.3 (was 3.3.4) from `flutter --version`",
+        "flutter version = 3.22.2 (was 3.19.6) from `flutter --version`",
+        "php version = 8.3.9 (was 8.2.20) from `ssh -p 2222 forge@lattice-prod php -v`"]

@@ -3,7 +3,7 @@ upgrade output, version commands, `sed -i`, a key's latest value, the value pair
 import pytest
 
 from brain.capture.settings.lines import written_line
-from brain.capture.tools.commands import sed_edits, tool_version
+from brain.capture.tools.commands import sed_edits, tool_version, versions_asked
 from brain.capture.tools.files import apply_edits
 from brain.capture.tools.latest import Known, SettingChange
 from brain.capture.tools.packages import installed_versions
@@ -54,6 +54,12 @@ def test_installed_versions(command, output, expected):
     ("ls -v", "a b", None),  # no version printed
     ("node -v && npm -v", "v20.11.1\n10.2.4", None),  # which line is whose: not said
     ("node script.js --version", "v1.0.0", None),  # a script's own option
+    # the same asked on a server, in a container, in a pod
+    ("ssh -p 2222 forge@lattice-prod php -v", "PHP 8.3.9 (cli) (built: Jul  2 2024)", ("php", "8.3.9")),
+    ("docker compose exec -T db mysql --version", "mysql  Ver 8.4.2 for Linux on x86_64", ("mysql", "8.4.2")),
+    ("docker compose run --rm web python --version", "Python 3.12.7", ("python", "3.12.7")),
+    ("kubectl exec -n prod api-0 -- node -v", "v20.15.1", ("node", "20.15.1")),
+    ("ssh web1 'cat /etc/os-release'", "VERSION=12", None),
 ])
 def test_tool_version(command, output, expected):
     assert tool_version(command, output) == expected
@@ -138,3 +144,14 @@ def test_the_request_is_the_persons_sentence_about_the_change():
     elsewhere = change._replace(path="values-prod.yaml", line="maxReplicas: 8")
     assert statement(elsewhere) == "autoscaling.maxReplicas = 8 (was 5 in values.yaml) in values-prod.yaml " \
                                    "(`maxReplicas: 8`)"
+
+
+def test_versions_asked_in_a_command_line_of_several():
+    """Each version command of a longer command line, read from the one output line naming its tool; a bare
+    version (`node -v`) says nothing of whose it is and is left out."""
+    assert versions_asked("ssh forge@lattice-prod 'php -v | head -1; node -v; mysql --version'",
+                          "PHP 8.3.9 (cli) (built: Jul  2 2024)\nv20.15.1\nmysql  Ver 8.4.2 for Linux on x86_64") == [
+        ("php", "8.3.9"), ("mysql", "8.4.2")]
+    assert versions_asked("docker compose up -d && docker compose run --rm web python --version",
+                          " ✔ Container osprey-db-1  Started\nPython 3.12.7") == [("python", "3.12.7")]
+    assert versions_asked("make build && ls", "Python 3.12.7") == []

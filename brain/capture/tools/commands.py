@@ -107,15 +107,73 @@ _VERSION_COMMAND = re.compile(r"^\s*(?:(?:npx|bunx|pnpm\s+exec|poetry\s+run|uv\s
 _VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)?(?:[-+][\w.]+)?)|(?<=[a-z])(\d+\.\d+(?:\.\d+)?)\b")
 
 
+# Where a command runs somewhere else: on a server (`ssh deploy@web1 php -v`), in a container (`docker compose exec
+# db mysql --version`, `docker run --rm node:20 node -v`), in a pod (`kubectl exec api-0 -- node -v`): options
+# given as flags, or the few that take one argument
+_ELSEWHERE = re.compile(
+    r"^\s*(?:sudo\s+)?(?:"
+    r"ssh(?:\s+-[46AaCfGgKkMNnqsTtVvXxYy]+|\s+-[ipoJlF]\s*\S+)*\s+[\w.@-]+"
+    r"|docker(?:-compose|\s+compose)\s+(?:exec|run)(?:\s+-[dTit]+|\s+--(?:rm|no-deps)|\s+-[uwe]\s*\S+)*\s+[\w.-]+"
+    r"|docker\s+(?:exec|run)(?:\s+-[dit]+|\s+--rm|\s+-[uwe]\s*\S+)*\s+[\w./:@-]+"
+    r"|kubectl\s+exec\s+[^\n]*?\s--"
+    r")\s+")
+
+
+def _version_command(command: str):
+    """The match of _VERSION_COMMAND for `command`'s first line, run here or elsewhere (_ELSEWHERE), or None."""
+    line = command.strip().split("\n", 1)[0]
+    elsewhere = _ELSEWHERE.match(line)
+    if elsewhere:
+        line = line[elsewhere.end():].strip().strip("'\"")
+    return _VERSION_COMMAND.match(line)
+
+
+# A version output that names other tools too: flutter's "Tools • Dart 3.4.3 • DevTools 2.34.3"
+_NAMED_VERSION = re.compile(r"(?<![\w.-])([A-Z][A-Za-z]{2,20}) (\d+\.\d+\.\d+)(?![\w.])")
+
+
+def other_versions(output: str, tool: str) -> list:
+    """(tool, version) of the other tools a version command's output names with a full version, lower-cased."""
+    found = {}
+    for name, version in _NAMED_VERSION.findall("\n".join((output or "").splitlines()[:40])):
+        if name.lower() != tool:
+            found.setdefault(name.lower(), version)
+    return list(found.items())
+
+
 def asks_version(command: str) -> bool:
-    """Whether `command` only prints a tool's version (its output is then worth reading)."""
-    return _VERSION_COMMAND.match(command.strip().split("\n", 1)[0]) is not None
+    """Whether `command` only prints a tool's version (its output is then worth reading), here or on a server, in
+    a container or a pod."""
+    return _version_command(command) is not None
+
+
+def versions_asked(command: str, output: str) -> list:
+    """(tool, version) of each version command of a command line of several (`php -v | head -1; mysql --version`,
+    here or over ssh), read from the output's line naming the tool: which line is whose is said only there (`node
+    -v` prints a bare "v20.11.1", and is left out)."""
+    line = command.strip().split("\n", 1)[0]
+    elsewhere = _ELSEWHERE.match(line)
+    if elsewhere:
+        line = line[elsewhere.end():].strip().strip("'\"")
+    found = []
+    for part in _commands(line):
+        part = part.split("|", 1)[0].strip().strip("'\"")
+        elsewhere = _ELSEWHERE.match(part)
+        m = _VERSION_COMMAND.match(part[elsewhere.end():] if elsewhere else part)
+        if not m:
+            continue
+        tool = m.group(1).split("/")[-1].rstrip("0123456789.") or m.group(1)
+        named = [out for out in (output or "").splitlines()[:200] if tool.lower() in out.lower()]
+        version = _VERSION.search(named[0]) if len(named) == 1 else None
+        if version:
+            found.append((tool.lower(), version.group(1) or version.group(2)))
+    return found
 
 
 def tool_version(command: str, output: str):
     """(tool, version) a version command printed (`node -v` -> ("node", "20.11.1"); `python3.12 --version` is
     python's), or None."""
-    m = _VERSION_COMMAND.match(command.strip().split("\n", 1)[0])
+    m = _version_command(command)
     if not m or not output:
         return None
     tool = m.group(1).split("/")[-1].rstrip("0123456789.") or m.group(1)

@@ -11,7 +11,9 @@
   had another value before (a command or a person changed it since).
 - A NotebookEdit's cell sets the names it assigns a literal (`LR = 3e-4`).
 - An install or upgrade command's output sets `PACKAGE version` (with the version it replaced when the output
-  says it), a version command `TOOL version` (`node -v`).
+  says it), a version command `TOOL version` (`node -v`, also on a server or in a container; of a command line
+  of several, the tools its output names on one line each), and the other tools its output names with a full
+  version (flutter's "Dart 3.4.3").
 - A file people configure replaced by another in its folder sets the folder's `file` (its path: the new file's,
   was the old one's): `git mv` or `mv` of it, or one deleted (`git rm`, `rm`) in the session that
   wrote exactly one new file of its kind there. The new file's keys then continue the old file's: a key both
@@ -26,7 +28,8 @@ from collections import namedtuple
 from brain.capture.settings.formats import format_of, read_settings
 from brain.capture.settings.code import read_assignments
 from brain.capture.settings.lines import written_line
-from brain.capture.tools.commands import asks_version, file_moves, removed_files, sed_edits, tool_version
+from brain.capture.tools.commands import (asks_version, file_moves, other_versions, removed_files, sed_edits,
+                                         tool_version, versions_asked)
 from brain.capture.tools.files import FileTexts
 from brain.capture.tools.packages import installed_versions, installs
 from brain.safety.redact import redact
@@ -86,9 +89,11 @@ def _from_command(turn, use, root) -> list:
             out += _from_fragments(turn, project_path(file, root), [(old, new, False)])
     # (a result is redacted when first read: read it only for a command whose output says something)
     shown = tool_version(use.command, use.result) if asks_version(use.command) else None
-    if shown:
-        out.append(Observation(turn, "", f"{shown[0]} version", shown[1], None, False, use.command,
-                               _output_line(use.result, shown[0], shown[1])))
+    asked = [shown] + other_versions(use.result, shown[0]) if shown else versions_asked(use.command, use.result)
+    if asked:
+        for tool, version in asked:
+            out.append(Observation(turn, "", f"{tool} version", version, None, False, use.command,
+                                   _output_line(use.result, tool, version)))
     installed = installed_versions(use.command, use.result) if installs(use.command) else {}
     # a CocoaPod is a library for an app, never the command of the same name (the Firebase pod, `firebase` the CLI)
     kind = "pod " if _POD_COMMAND.search(use.command) else ""
