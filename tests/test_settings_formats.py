@@ -457,6 +457,16 @@ def test_android_gradle_properties_and_a_podfile():
     assert read_settings("ios/Podfile", podfile) == {"platform ios": "13.0", "pod Firebase/Messaging": "10.27.0"}
 
 
+def test_systemd_units_and_templates_of_a_file_people_configure():
+    """A systemd timer is INI; an Ansible template (`.j2`) is read as the file it renders, its `{{ }}` values
+    worked out elsewhere."""
+    timer = "[Timer]\nOnCalendar=*-*-* 22:30:00\nUnit={{ restic_unit }}\n"
+    assert read_settings("roles/restic/templates/restic-backup.timer.j2", timer) == {
+        "Timer.OnCalendar": "*-*-* 22:30:00"}
+    assert format_of("deploy/restic-backup.timer") == "ini" and format_of("group_vars/all.yml.j2") == "yaml"
+    assert format_of("notes.j2") is None
+
+
 def test_shell_scripts_options_and_variables():
     text = ("#!/bin/bash\n#SBATCH --partition=h100\n#SBATCH --gres=gpu:4\nexport WANDB_PROJECT=wren\n"
             "srun python train.py --lr=1e-4\nsrun python eval.py --lr=2e-5\nOUT=$HOME/runs\n")

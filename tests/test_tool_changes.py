@@ -521,3 +521,29 @@ def test_a_version_asked_on_a_server_and_the_other_tools_a_version_output_names(
         "dart version = 3.4.3 (was 3.3.4) from `flutter --version`",
         "flutter version = 3.22.2 (was 3.19.6) from `flutter --version`",
         "php version = 8.3.9 (was 8.2.20) from `ssh -p 2222 forge@lattice-prod php -v`"]
+
+
+def test_a_commit_names_each_key_once_at_the_value_it_shipped(tmp_path, store, project):
+    """A value set, corrected and then committed: the commit's memory gives the value it shipped, replacing the
+    one before the session."""
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Sentry."), Assistant("Written.", [Write("sentry.yaml", "tracesSampleRate: 1\n")])]),
+        ("s2", 2, [User("Lower the sampling."), Assistant("Set, corrected, committed.", [
+            Edit("sentry.yaml", "tracesSampleRate: 1", "tracesSampleRate: 0.1"),
+            Edit("sentry.yaml", "tracesSampleRate: 0.1", "tracesSampleRate: 0.2"),
+            Bash('git commit -qam "chore: sample less"', "[main 1a2b3c4] chore: sample less")])]),
+    ])
+    assert milestones(store) == ["Committed: chore: sample less [tracesSampleRate = 0.2 (was 1)]"]
+
+
+def test_a_value_replacing_a_hidden_one_is_no_change():
+    """What a secret's placeholder replaced is unknown: a key whose known value was redacted is no change."""
+    from brain.capture.tools.latest import Known, settle
+    from brain.capture.tools.observe import Observation
+
+    class Turn:
+        uuid, timestamp, text = "t", "2026-01-01T00:00:00Z", ""
+
+    known = Known([("wg0.conf", "Peer.PublicKey", "[REDACTED:token]")])
+    _, changes = settle([Observation(Turn(), "wg0.conf", "Peer.PublicKey", "abc", None, False, None)], known)
+    assert changes == []

@@ -46,7 +46,7 @@ def commits_with_values(candidates, changes, turns) -> list:
         at = (order[candidate.source_uuid], candidate.call or 0)
         previous = max((c for c in commits if c < at), default=(-1, 0))
         subject = candidate.content
-        since = [change for where, change in at_of if where is not None and previous < where <= at]
+        since = _net([change for where, change in at_of if where is not None and previous < where <= at])
         if not since or any(holds_value(subject, change.new) for change in since):
             out.append(candidate)
             continue
@@ -54,6 +54,17 @@ def commits_with_values(candidates, changes, turns) -> list:
         more = f"; {len(since) - COMMIT_VALUES} more" if len(since) > COMMIT_VALUES else ""
         out.append(replace(candidate, content=clip(f"{subject} [{said}{more}]", MAX_CONTENT)))
     return out
+
+
+def _net(changes) -> list:
+    """Each key's change over the commit, in order: its first old value and its last new one (0.1 then corrected
+    to 0.2 before the commit shipped 0.2); a key set back to where it was is none."""
+    first, last = {}, {}
+    for change in changes:
+        where = (change.path, change.key)
+        first.setdefault(where, change)
+        last[where] = change
+    return [last[w]._replace(old=first[w].old) for w in first if first[w].old != last[w].new]
 
 
 def without_echoes(candidates, change_texts=()) -> list:

@@ -43,6 +43,7 @@ _BY_NAME = {
 _BY_SUFFIX = (
     (".yml", "yaml"), (".yaml", "yaml"), (".toml", "toml"), (".json", "json"), (".jsonc", "json"),
     (".json5", "json"), (".ini", "ini"), (".cfg", "ini"), (".properties", "ini"), (".service", "ini"),
+    (".timer", "ini"), (".socket", "ini"), (".path", "ini"), (".mount", "ini"),
     (".env", "env"), (".tfvars", "tfvars"), (".tf", "hcl"), (".hcl", "hcl"), (".sql", "sql"),
     (".dockerfile", "dockerfile"), (".conf", "generic"), (".bicepparam", "generic"), (".gemspec", "gemfile"),
     (".sh", "script"), (".bash", "script"), (".zsh", "script"), (".sbatch", "script"), (".slurm", "script"),
@@ -51,6 +52,8 @@ _BY_SUFFIX = (
     (".cs", "code"), (".swift", "code"), (".scala", "code"), (".ex", "code"), (".php", "code"), (".dart", "code"),
     (".ipynb", "notebook"),
 )
+# A template a tool renders into the file (Ansible's Jinja): read as the file it renders; its `{{ }}` values are none
+_TEMPLATE_SUFFIXES = (".j2", ".jinja2", ".jinja")
 # Tests set values to test them: a test's constant is no setting of the project.
 _TEST_NAME = re.compile(r"(?:^|[/_.-])(?:tests?|spec|__tests__)(?:[/_.-]|$)")
 _READERS = {
@@ -75,6 +78,9 @@ def format_of(path) -> str | None:
     if not path:
         return None
     name = file_name(path).lower()
+    template = next((suffix for suffix in _TEMPLATE_SUFFIXES if name.endswith(suffix)), None)
+    if template and len(name) > len(template):  # an Ansible template of the file (`restic.timer.j2`)
+        return format_of(path[:-len(template)])
     if name in _BY_NAME:
         return _BY_NAME[name]
     if name in VERSION_FILES:
