@@ -343,7 +343,7 @@ def test_constants_in_code(path, text, expected):
 
 def test_arguments_and_entries_written_one_to_a_line_in_code():
     """Configuration written in code (an Airflow DAG, a Vite config): an argument or a dict entry given a literal
-    (or one call of one) on its own line; a variable assigned in a body, a computed argument and a nested
+    (or a call of a few) on its own line; a variable assigned in a body, a computed argument and a nested
     object's first line are none."""
     dag = ('with DAG(\n    dag_id="orders_daily",\n    schedule="0 6 * * *",\n    default_args={\n'
            '        "retries": 1,\n        "retry_delay": timedelta(minutes=5),\n        \'owner\': \'data\',\n'

@@ -84,7 +84,7 @@ def read_constants(text: str) -> dict:
             name = ".".join([parent for _, parent in parents] + [name])
             if value is not None and name not in found and not _FROM_ENVIRONMENT.match(value):
                 found[name] = value
-    for name, value in (*read_named_arguments(text).items(), *read_schedules(text).items()):
+    for name, value in read_within_lines(text).items():
         found.setdefault(name, value)
     return {name: value.replace("_", "") if value[:1].isdigit() else value for name, value in found.items()}
 
@@ -141,6 +141,15 @@ _TARGET = re.compile(r"^[ \t]*(?:(?:export|const|let|var|val|final|private|publi
                      r"[ \t]*(?::[ \t]*[\w<>\[\].?]{1,40}[ \t]*)?:?=(?!=)")
 
 
+def read_within_lines(text: str) -> dict:
+    """The settings written inside a line rather than one to a line: named arguments (read_named_arguments) and
+    a job list's schedules (read_schedules); a named argument wins a key both give."""
+    out = read_named_arguments(text)
+    for key, value in read_schedules(text).items():
+        out.setdefault(key, value)
+    return out
+
+
 def read_named_arguments(text: str) -> dict:
     """`Call.name` -> literal of the named arguments written inside one line's calls (see the module doc)."""
     seen = {}
@@ -155,7 +164,7 @@ def read_named_arguments(text: str) -> dict:
             caller = _caller(line, m.start(1))
             if caller is None or caller.rsplit(".", 1)[-1].lower() in _VALUE_TYPES:
                 continue  # `timedelta(days=14)` is one value, whatever it is given to
-            if caller is not None and target and target.end() <= m.start(1):
+            if target and target.end() <= m.start(1):
                 caller = target.group(1)  # two schedules in one file: by their names, not ScheduleDefinition's
             value = clean_value(m.group(3), ("//", "#"))
             if value is not None:

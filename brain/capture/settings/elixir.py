@@ -10,7 +10,7 @@ a schedule paired with its job by the job (`{"30 17 * * *", App.Reminder}`: `App
 """
 import re
 
-from brain.capture.settings.code import read_named_arguments, read_schedules
+from brain.capture.settings.code import read_within_lines
 
 _CONFIG = re.compile(r"^\s*config\s+:([\w]+)\s*,\s*(?:([A-Z][\w.]*)\s*,\s*)?(.*)$")
 # A literal: a string, an atom, a number, a boolean, nil, or a module (`adapter: Swoosh.Adapters.Brevo`).
@@ -44,6 +44,6 @@ def read_elixir_config(text: str) -> dict:
                 out[f"{owner} {keyword.group(1)}" if owner else keyword.group(1)] = \
                     value.replace("_", "") if number else value.strip('"')
     # a plugin's options (`{Oban.Plugins.Pruner, max_age: 60 * 60 * 24 * 7}`) and a job list's schedules
-    for key, value in (*read_named_arguments(text).items(), *read_schedules(text).items()):
+    for key, value in read_within_lines(text).items():
         out.setdefault(key, value)
     return out

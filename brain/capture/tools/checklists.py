@@ -48,10 +48,6 @@ def open_checklist_items(uses) -> list:
             touched.append(path)
     items = []
     for path in touched:
-        known = texts.before(path, _NoUse)
+        known = texts.known(path)
         items += open_items(known) if known is not None else fragments.get(path, [])
     return list(dict.fromkeys(items))[:MAX_ITEMS]
-
-
-class _NoUse:  # FileTexts.before's `use` when only the session's own text is wanted (no originalFile)
-    original = None

@@ -119,13 +119,20 @@ _ELSEWHERE = re.compile(
     r")\s+")
 
 
+def _run_here(command: str) -> str:
+    """The command a line runs, wherever it runs it: `php -v` of `ssh deploy@web1 'php -v'` (_ELSEWHERE)."""
+    elsewhere = _ELSEWHERE.match(command)
+    return command[elsewhere.end():].strip().strip("'\"") if elsewhere else command
+
+
+def _tool(m) -> str:
+    """The tool a _VERSION_COMMAND match asks about (`python3.12` is python)."""
+    return m.group(1).split("/")[-1].rstrip("0123456789.") or m.group(1)
+
+
 def _version_command(command: str):
     """The match of _VERSION_COMMAND for `command`'s first line, run here or elsewhere (_ELSEWHERE), or None."""
-    line = command.strip().split("\n", 1)[0]
-    elsewhere = _ELSEWHERE.match(line)
-    if elsewhere:
-        line = line[elsewhere.end():].strip().strip("'\"")
-    return _VERSION_COMMAND.match(line)
+    return _VERSION_COMMAND.match(_run_here(command.strip().split("\n", 1)[0]))
 
 
 # A version output that names other tools too: flutter's "Tools • Dart 3.4.3 • DevTools 2.34.3"
@@ -151,18 +158,14 @@ def versions_asked(command: str, output: str) -> list:
     """(tool, version) of each version command of a command line of several (`php -v | head -1; mysql --version`,
     here or over ssh), read from the output's line naming the tool: which line is whose is said only there (`node
     -v` prints a bare "v20.11.1", and is left out)."""
-    line = command.strip().split("\n", 1)[0]
-    elsewhere = _ELSEWHERE.match(line)
-    if elsewhere:
-        line = line[elsewhere.end():].strip().strip("'\"")
     found = []
-    for part in _commands(line):
+    for part in _commands(_run_here(command.strip().split("\n", 1)[0])):
         part = part.split("|", 1)[0].strip().strip("'\"")
-        elsewhere = _ELSEWHERE.match(part)
+        elsewhere = _ELSEWHERE.match(part)  # (its command keeps a quote left open: `ssh host 'tool -v` is no match)
         m = _VERSION_COMMAND.match(part[elsewhere.end():] if elsewhere else part)
         if not m:
             continue
-        tool = m.group(1).split("/")[-1].rstrip("0123456789.") or m.group(1)
+        tool = _tool(m)
         named = [out for out in (output or "").splitlines()[:200] if tool.lower() in out.lower()]
         version = _VERSION.search(named[0]) if len(named) == 1 else None
         if version:
@@ -176,7 +179,7 @@ def tool_version(command: str, output: str):
     m = _version_command(command)
     if not m or not output:
         return None
-    tool = m.group(1).split("/")[-1].rstrip("0123456789.") or m.group(1)
+    tool = _tool(m)
     lines = [line for line in output.splitlines() if line.strip()]
     # the line naming the tool, else the first: `elixir --version` prints the Erlang runtime's line first
     line = next((line for line in lines if tool.lower() in line.lower()), lines[0] if lines else "")

@@ -24,9 +24,13 @@ class FileTexts:
     def __init__(self):
         self._texts = {}
 
+    def known(self, path: str):
+        """The text the session's own calls last showed of `path`, or None."""
+        return self._texts.get(path)
+
     def before(self, path: str, use):
         """The text of `path` before `use` ran: the session's, else Claude Code's originalFile."""
-        known = self._texts.get(path)
+        known = self.known(path)
         return known if known is not None else use.original
 
     def after(self, path: str, use):

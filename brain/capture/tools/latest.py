@@ -121,7 +121,7 @@ def settle(observations, known: Known) -> tuple:
         if before is not None and _same(before[0], o.value) and (o.old is None or _same(o.old, o.value)):
             continue
         old, old_path = (o.old, o.path) if o.old is not None else before or (None, None)
-        hidden = old is not None and "[REDACTED" in old  # a secret's placeholder: what it replaced is unknown
+        hidden = old is not None and "[REDACTED:" in old  # a secret's placeholder: what it replaced is unknown
         if old is not None and not hidden and not _same(old, o.value) and (not o.shown or old_path == o.path):
             changes.append(SettingChange(o.turn, o.path, key, old, o.value, o.command, old_path, o.line, o.call))
         kept.setdefault(id(o.turn), (o.turn, []))[1].append((o.path, key, o.value))

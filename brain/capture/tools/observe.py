@@ -90,10 +90,9 @@ def _from_command(turn, use, root) -> list:
     # (a result is redacted when first read: read it only for a command whose output says something)
     shown = tool_version(use.command, use.result) if asks_version(use.command) else None
     asked = [shown] + other_versions(use.result, shown[0]) if shown else versions_asked(use.command, use.result)
-    if asked:
-        for tool, version in asked:
-            out.append(Observation(turn, "", f"{tool} version", version, None, False, use.command,
-                                   _output_line(use.result, tool, version)))
+    for tool, version in asked:
+        out.append(Observation(turn, "", f"{tool} version", version, None, False, use.command,
+                               _output_line(use.result, tool, version)))
     installed = installed_versions(use.command, use.result) if installs(use.command) else {}
     # a CocoaPod is a library for an app, never the command of the same name (the Firebase pod, `firebase` the CLI)
     kind = "pod " if _POD_COMMAND.search(use.command) else ""
