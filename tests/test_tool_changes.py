@@ -477,6 +477,46 @@ def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, stor
                                  "Completed: Null-rate check at 1% on customer_email"]
 
 
+def said_in_words(store) -> list:
+    return sorted(c.content for c in store.list_chunks()
+                  if c.kind in ("decision", "request", "preference", "correction") and c.status == "active")
+
+
+def test_the_request_quoted_is_the_sentence_naming_the_key_then_the_new_value(tmp_path, store, project):
+    """A message may state the old value in passing before it asks: the sentence naming the key is the request,
+    then the one naming the new value; the old value's sentence only when nothing else asks."""
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Set it up."), Assistant("Written.", [Write("config.yaml", "port: 8080\nworkers: 3\n")])]),
+        ("s2", 2, [User("The ops proxy there forwards to 8080 today. Change the default port to 9400."),
+                   Assistant("Done.", [Edit("config.yaml", "port: 8080", "port: 9400")]),
+                   User("Three was too stingy, 3 of them crawl. Ok."),
+                   Assistant("Raised.", [Edit("config.yaml", "workers: 3", "workers: 6")])]),
+    ], files={})
+    asked = sorted(c.content.split(' (asked: "', 1)[-1] for c in change_memories(store))
+    assert asked == ['Change the default port to 9400.")', 'Three was too stingy, 3 of them crawl.")'], asked
+
+
+def test_words_a_change_of_their_exchange_holds_are_no_memory_of_their_own(tmp_path, store, project):
+    """"move ours to 51821" names no subject: the change its exchange made does ("wg_listen_port = 51821 (was
+    51820) in group_vars/vpn.yml", quoting it). A statement naming its key or file stays a memory of its own, and
+    so does one no change of its exchange holds."""
+    vpn, cache = "wg_listen_port: 51820\nwg_network: 10.8.0.0/24\n", "backend: redis\nttl: 300\n"
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Set it up."), Assistant("Written.", [Write("group_vars/vpn.yml", vpn),
+                                                             Write("config/cache.yaml", cache)])]),
+        ("s2", 2, [User("The router holds 51820 now. Move ours to 51821."),
+                   Assistant("Moved.", [Edit("group_vars/vpn.yml", "wg_listen_port: 51820", "wg_listen_port: 51821")]),
+                   User("Move the session cache to Memcached."),
+                   Assistant("Switched.", [Edit("config/cache.yaml", "backend: redis", "backend: memcached")]),
+                   User("We decided to run the local Redis on port 6380."),
+                   Assistant("Noted, nothing to change yet.")]),
+    ], files={})
+    assert "wg_listen_port = 51821 (was 51820) in group_vars/vpn.yml" in stated(store)
+    kept = said_in_words(store)
+    assert not any("51821" in text for text in kept), kept
+    assert any("Memcached" in text for text in kept) and any("6380" in text for text in kept), kept
+
+
 def test_a_workflow_replaced_in_a_later_session_with_its_job_renamed(tmp_path, store, project):
     """The file that replaced another continues its keys even when a parent was renamed (the job `test` became
     `pest`): the one key of the old file ending the same way is the one it set before."""

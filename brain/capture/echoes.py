@@ -9,11 +9,19 @@ from the words used:
   change what; read alone later, the memory says both.
 - A completed todo is no memory of its own when one commit or change of the session holds its values (numbers,
   versions, names with a dot or a dash) and half its words: the session record keeps the list of what was done.
+- A request, decision, preference or correction is no memory of its own when a change its exchange made (the
+  person's message and the replies up to the next one) already holds it: the change quotes the same sentence as
+  its request, or the sentence states the change's new value without naming its key ("just use 5433", "move ours
+  to 51821": said in words, the subject is only in the file). The change memory says what it is about, the turn
+  keeps the words.
 """
 from dataclasses import replace
 
+import re
+
 from brain.capture.novelty import content_words, values
 from brain.capture.rules.tool_events import commit_message
+from brain.capture.tools.records import key_words, request
 from brain.util.text import clip, holds_value
 
 COMMIT_VALUES = 3  # changes named in one commit's memory at most: a rewrite of a whole file changes dozens
@@ -67,15 +75,69 @@ def _net(changes) -> list:
     return [last[w]._replace(old=first[w].old) for w in first if first[w].old != last[w].new]
 
 
-def without_echoes(candidates, change_texts=()) -> list:
-    """`candidates` without the completed todos that only repeat the session's commits and changes (module doc)."""
-    others = [c.content for c in candidates if _is(c, "git")] + list(change_texts)
+def without_echoes(candidates, changed=(), turns=()) -> list:
+    """`candidates` without the completed todos that only repeat the session's commits and changes, and without
+    the statements in words a change of their exchange already holds (module doc). `changed`: (change, its memory's
+    text) for each change that gets a memory."""
+    others = [c.content for c in candidates if _is(c, "git")] + [text for _, text in changed]
     if not others:
         return list(candidates)
     said = [content_words(text) for text in others]
+    by_exchange = _changes_by_exchange([change for change, _ in changed], turns)
     return [c for c in candidates
             if not (_is(c, "todo") and any(_repeats(content_words(c.content.split(":", 1)[-1]), other)
-                                           for other in said))]
+                                           for other in said))
+            and not _said_by_change(c, by_exchange, turns)]
+
+
+_IN_WORDS = frozenset("request correction preference decision".split())
+
+
+def _exchanges(turns) -> dict:
+    """Each turn's uuid -> the uuid of the person's message it belongs to (the last one at or before it)."""
+    out, asked = {}, None
+    for turn in turns:
+        if turn.role == "user" and turn.text and not turn.is_sidechain:
+            asked = turn.uuid
+        if turn.uuid:
+            out[turn.uuid] = asked
+    return out
+
+
+def _changes_by_exchange(changes, turns) -> dict:
+    exchange_of, out = _exchanges(turns), {}
+    for change in changes:
+        exchange = exchange_of.get(change.turn.uuid)
+        if exchange:
+            out.setdefault(exchange, []).append(change)
+    return out
+
+
+def _said_by_change(candidate, by_exchange: dict, turns) -> bool:
+    """Whether a statement in words only says again what a change of its exchange holds (module doc): the change
+    quotes the sentence it came from or it states the change's new value, and it names no word of the change's key
+    or file ("backup" names `keep_all_backups_for_days`, "signin" names `signIn`)."""
+    if candidate.kind not in _IN_WORDS or not by_exchange:
+        return False
+    sentence = " ".join((candidate.statement or "").split())
+    said = candidate.content.split(": ", 1)[-1]
+    words = {w for w in re.split(r"[^a-z]+", said.lower()) if len(w) >= 4}
+    stated = [change for change in by_exchange.get(_exchanges(turns).get(candidate.source_uuid), ())
+              if _quotes(request(change, turns), sentence) or holds_value(said, change.new)]
+    return bool(stated) and not any(_names(change, said, words) for change in stated)
+
+
+def _quotes(asked: str, sentence: str) -> bool:
+    """Whether a change's request quotes the whole sentence (a clipped quote has lost its end)."""
+    return bool(sentence and asked) and not asked.endswith("…") and sentence in asked
+
+
+def _names(change, said: str, words: set) -> bool:
+    """Whether a statement names the change's key or file: a word of either, or its last name as written (`go`)."""
+    names = key_words(change.key) | key_words(change.path or "")
+    leaf = re.split(r"[^A-Za-z0-9_-]+", change.key)[-1:] or [""]
+    return any(a.startswith(b) or b.startswith(a) for a in words for b in names) or \
+        (len(leaf[0]) >= 2 and re.search(rf"(?<![\w-]){re.escape(leaf[0])}(?![\w-])", said, re.IGNORECASE) is not None)
 
 
 def _repeats(words: set, said: set) -> bool:

@@ -230,7 +230,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     kept, setting_changes = _tool_settings(store.root, project, live)
     changed = _change_specs(memorable(setting_changes), live, sid, project, transcript_path, fallback_time)
     found = extract_memories(parsed.turns, parsed.recalled)
-    found = without_echoes(commits_with_values(found, setting_changes, live), [s["content"] for _, s in changed])
+    found = without_echoes(commits_with_values(found, setting_changes, live),
+                           [(change, spec["content"]) for change, spec in changed], live)
     memories = memory_specs(found, session_id=sid, project=project, transcript_path=transcript_path,
                             fallback_time=fallback_time, turn_ids=turn_chunk_ids(turns))
     report.turns, report.memories = len(turns), len(memories)

@@ -86,7 +86,9 @@ _STATUS_FORMS = re.compile(r"^make(?:\[\d+\])?: \*\*\*|^(?:---\s*)?FAIL\b|\bTask
                            r"^npm ERR! code\b|^ERR_PNPM_\w+$|^(?:\S+\s)?ELIFECYCLE\b|"
                            # a checker's count of what it found: "svelte-check found 1 error and 0 warnings in 1 file",
                            # tsc's "Found 3 errors in 2 files.", eslint's "5 problems (5 errors, 0 warnings)"
-                           r"\b[Ff]ound \d+ (?:errors?|problems?|issues?)\b|\b\d+ problems? \(\d+ errors?")
+                           r"\b[Ff]ound \d+ (?:errors?|problems?|issues?)\b|\b\d+ problems? \(\d+ errors?|"
+                           # a tally of counts: "Failed: 8 failure(s), 0 warning(s) on 52 files", "2 errors, 1 warning"
+                           r"\b\d+ (?:failure|error|warning|violation|offen[cs]e)s?(?:\(s\))?,")
 
 
 def _says_why(line: str) -> bool:
@@ -107,7 +109,8 @@ def _says_why(line: str) -> bool:
               "Tests:  1 failed, 60 passed (812 assertions)",
               "Test Suites: 1 failed, 4 passed, 5 total", "3 examples, 1 failure, 1 pending",
               "svelte-check found 1 error and 0 warnings in 1 file", "Found 3 errors in 2 files.",
-              "✖ 5 problems (5 errors, 0 warnings)"])
+              "✖ 5 problems (5 errors, 0 warnings)",
+              "Failed: 8 failure(s), 0 warning(s) on 52 files. Last profile that met the validation criteria was 'min'."])
 def failure_line(output: str) -> str | None:
     """The line of a failed call's output that says what went wrong: the last error-looking line that is more than
     a status (a traceback ends with its exception; "1 failed, 3 passed" says only that it failed); a line ending

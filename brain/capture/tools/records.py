@@ -38,7 +38,7 @@ def statement(change) -> str:
     return f"{said} (was {was}) {where}{line}"
 
 
-def _key_words(key: str) -> set:
+def key_words(key: str) -> set:
     """The words of a key a person would say (`autoscaling.maxReplicas`: autoscaling, replicas)."""
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", key)
     return {w for w in re.split(r"[^A-Za-z]+", spaced.lower()) if len(w) >= 4 and w not in STOPWORDS}
@@ -46,19 +46,20 @@ def _key_words(key: str) -> set:
 
 def request(change, turns) -> str:
     """The sentence of the person's last message before the change's turn (the same exchange) that asked for it:
-    naming its new or old value, or a word of its key; "" when none does."""
+    the first naming a word of its key, else its new value, else its old one; "" when none does."""
     at = next((i for i, turn in enumerate(turns) if turn is change.turn), None)
     if at is None:
         return ""
     asked = next((t for t in reversed(turns[:at]) if t.role == "user" and t.text and not t.is_sidechain), None)
     if asked is None:
         return ""
-    words = _key_words(change.key)
-    for sentence in sentences(asked.text):
-        lowered = set(re.split(r"[^a-z]+", sentence.lower()))
-        if holds_value(sentence, change.new) or holds_value(sentence, change.old) or words & lowered:
-            return clip(" ".join(sentence.split()), REQUEST_CHARS)
-    return ""
+    words = key_words(change.key)
+    said = sentences(asked.text)
+    # a sentence naming the key, else the new value, else the old one: what was asked for before what was left
+    found = next((s for s in said if words & set(re.split(r"[^a-z]+", s.lower()))), None) or \
+        next((s for s in said if holds_value(s, change.new)), None) or \
+        next((s for s in said if holds_value(s, change.old)), None)
+    return clip(" ".join(found.split()), REQUEST_CHARS) if found else ""
 
 
 def memory_text(change, turns) -> str:
