@@ -7,7 +7,7 @@ import subprocess
 from datetime import datetime, timedelta, timezone
 
 from harness.claude_code import BUNDLE_ROOT, fire
-from harness.transcripts import Assistant, Bash, Edit, Read, User, write_session
+from harness.transcripts import Assistant, Bash, Edit, Read, User, Write, write_session
 
 from brain.store.chunk_store import ChunkStore
 
@@ -170,14 +170,14 @@ def test_wisdom_lists_a_fix_that_recurred(tmp_path, project):
 
 
 def test_a_decision_is_linked_to_the_one_it_replaced(tmp_path, project):
+    # (decided in words: a decision an edit carried out is held by the change's memory, which chains the same way)
     live_session(tmp_path, project, "d1", [
         User("We decided to use Redis for the session cache."),
-        Assistant("Decision: use Redis for the session cache.",
-                  tools=[Edit("config/cache.yaml", "backend: memory", "backend: redis")]),
-        Assistant("Done, the cache backend is redis.")], START)
+        Assistant("Decision: use Redis for the session cache."),
+        Assistant("Noted, the cache backend will be redis.")], START)
     live_session(tmp_path, project, "d2", [
         User("Let's switch the session cache from Redis to Memcached."),
-        Assistant("Switching the backend.", tools=[Edit("config/cache.yaml", "backend: redis", "backend: memcached")]),
+        Assistant("Switching the plan."),
         Assistant("Decision: use Memcached for the session cache instead of Redis.")], START + timedelta(days=1))
     store = ChunkStore(os.environ["RLM_MEM_DIR"])
     (old,) = [c for c in store.list_chunks(kind="decision") if "Redis for" in c.content]
@@ -185,6 +185,28 @@ def test_a_decision_is_linked_to_the_one_it_replaced(tmp_path, project):
     assert old.status == "superseded" and new.links["supersedes"] == [old.id]
     (cause,) = json.loads(cli("why", new.id, "--json"))["causes"]
     assert (cause["id"], cause["link"], cause["status"]) == (old.id, "supersedes", "superseded")
+
+
+def test_a_decision_an_edit_carried_out_is_its_change_and_chains_as_one(tmp_path, project):
+    """The person's sentence the change quotes whole is no decision of its own: the change's memory holds it with
+    the key and both values, supersedes the change it replaced, and `why` walks back to it."""
+    live_session(tmp_path, project, "e1", [
+        User("Set up the cache config."),
+        Assistant("Written.", tools=[Write("config/cache.yaml", "backend: memory\n")])], START)
+    live_session(tmp_path, project, "e2", [
+        User("Use Redis for the session cache."),
+        Assistant("Done.", tools=[Edit("config/cache.yaml", "backend: memory", "backend: redis")])],
+        START + timedelta(days=1))
+    live_session(tmp_path, project, "e3", [
+        User("Switch the session cache to Memcached."),
+        Assistant("Done.", tools=[Edit("config/cache.yaml", "backend: redis", "backend: memcached")])],
+        START + timedelta(days=2))
+    store = ChunkStore(os.environ["RLM_MEM_DIR"])
+    assert not store.list_chunks(kind="decision")
+    (old,) = [c for c in store.list_chunks(kind="change") if "backend = redis" in c.content]
+    (new,) = [c for c in store.list_chunks(kind="change") if "backend = memcached" in c.content]
+    assert 'asked: "Switch the session cache to Memcached."' in new.content and old.status == "superseded"
+    assert old.id in [cause["id"] for cause in json.loads(cli("why", new.id, "--json"))["causes"]]
 
 
 def test_capturing_a_session_again_changes_nothing(tmp_path, project):

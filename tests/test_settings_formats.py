@@ -3,6 +3,7 @@ and look-alikes it must leave (comments, templates, code, scripts, references)."
 import pytest
 
 from brain.capture.settings.formats import MAX_KEYS, format_of, project_wide, read_settings, same_family
+from brain.capture.settings.lines import written_line
 
 
 def settings(path: str, text: str) -> dict:
@@ -249,7 +250,8 @@ def test_sql_jobs_settings_and_defaults():
             "CREATE TABLE t (\n  id bigint primary key,\n  retries int not null DEFAULT 3\n);\n")
     found = settings("supabase/migrations/20240301_digest.sql", text)
     assert found == {"cron job nightly-digest": "0 3 * * *", "role authenticated statement_timeout": "8s",
-                     "lock_timeout": "2s", "orders.status default": "pending", "t.retries default": "3"}
+                     "lock_timeout": "2s", "orders.status default": "pending", "t.retries default": "3",
+                     "t.id type": "bigint", "t.retries type": "int"}
 
 
 def test_dbt_model_config():
@@ -486,3 +488,102 @@ def test_families_and_project_wide_keys():
     assert project_wide("supabase/migrations/0002.sql", "cron job nightly-digest")
     assert project_wide("", "node version")
     assert not project_wide("values.yaml", "replicaCount")
+
+
+def test_msbuild_projects_package_versions_and_properties():
+    """A .csproj's package items (either order of attributes, self-closed or with metadata inside, which is no
+    property) and its one-line properties; central package versions in Directory.Packages.props."""
+    project = ('<Project Sdk="Microsoft.NET.Sdk.Web">\n  <PropertyGroup>\n'
+               '    <TargetFramework>net8.0</TargetFramework>\n'
+               '  </PropertyGroup>\n  <ItemGroup>\n'
+               '    <PackageReference Include="Microsoft.EntityFrameworkCore.SqlServer" Version="8.0.14" />\n'
+               '    <PackageReference Version="1.8.17" Include="Hangfire.AspNetCore" />\n'
+               '    <PackageReference Include="Microsoft.EntityFrameworkCore.Design" Version="8.0.14">\n'
+               '      <PrivateAssets>all</PrivateAssets>\n    </PackageReference>\n  </ItemGroup>\n</Project>\n')
+    assert read_settings("src/Ember.Api/Ember.Api.csproj", project) == {
+        "TargetFramework": "net8.0", "PackageReference Microsoft.EntityFrameworkCore.SqlServer": "8.0.14",
+        "PackageReference Hangfire.AspNetCore": "1.8.17",
+        "PackageReference Microsoft.EntityFrameworkCore.Design": "8.0.14"}
+    assert read_settings("Directory.Packages.props", '<PackageVersion Include="Serilog" Version="3.1.1" />') == {
+        "PackageVersion Serilog": "3.1.1"}
+
+
+def test_a_sample_of_a_file_and_a_script_without_an_extension():
+    """`app.env.example` is read as the env file it is a sample of; a file without an extension in a project's
+    bin/ or scripts/ folder as a shell script; an unknown name with a sample's suffix is no settings file."""
+    assert read_settings("deploy/sable.env.example", "SABLE_SERVER__HOST=0.0.0.0\n") == {
+        "SABLE_SERVER__HOST": "0.0.0.0"}
+    assert format_of("config/database.yml.sample") == "yaml" and format_of("notes.example") is None
+    assert read_settings("bin/backup-db", "#!/bin/bash\nset -euo pipefail\nRETAIN_DAYS=14\n") == {"RETAIN_DAYS": "14"}
+    assert format_of("scripts/deploy") == "script" and format_of("app/bin") is None and format_of("README") is None
+
+
+def test_a_schedule_given_to_a_call_across_lines_is_keyed_by_its_job():
+    """Hangfire's `AddOrUpdate<Job>("name", j => ..., "cron", options)`: the schedule belongs to the call's first
+    quoted name, else to the type it is called for; a schedule no call names a job for is left out."""
+    code = ('jobs.AddOrUpdate<SettlementJob>(\n    "reconcile-settlements",\n'
+            '    j => j.RunAsync(CancellationToken.None),\n'
+            '    "0 2 * * *",\n    new RecurringJobOptions { TimeZone = TimeZoneInfo.Utc });\n'
+            'RecurringJob.AddOrUpdate<ExpireTicketsJob>(j => j.Run(), "10 0 * * *");\n'
+            'cron.schedule("0 7 * * *", () => send());\n')
+    assert read_settings("src/Api/Jobs/JobRegistration.cs", code) == {
+        "reconcile-settlements schedule": "0 2 * * *", "ExpireTicketsJob schedule": "10 0 * * *"}
+
+
+def test_columns_that_migrations_and_schema_files_set():
+    """A column's default, type and length, keyed `TABLE.COLUMN attribute`, as Rails, Django, EF Core and SQL
+    write them; what undoes a migration (EF Core's Down) is not what it sets."""
+    schema = ('ActiveRecord::Schema[7.1].define(version: 2024_01_02) do\n  create_table "services" do |t|\n'
+              '    t.integer "slot_minutes", default: 15, null: false\n    t.timestamps\n  end\nend\n')
+    assert read_settings("db/schema.rb", schema) == {
+        "define.version": "20240102", "services.slot_minutes type": "integer", "services.slot_minutes default": "15"}
+    migration = "  def change\n    change_column_default :services, :slot_minutes, from: 15, to: 20\n  end\n"
+    assert read_settings("db/migrate/20240211_slot_default.rb", migration) == {"services.slot_minutes default": "20"}
+    django = ('    operations = [\n        migrations.AlterField(\n            model_name="sample",\n'
+              '            name="barcode",\n            field=models.CharField(max_length=40, unique=True),\n'
+              '        ),\n    ]\n')
+    assert {k: v for k, v in read_settings("lab/migrations/0004_widen_barcode.py", django).items()
+            if k.startswith("sample.")} == {"sample.barcode type": "CharField", "sample.barcode max_length": "40"}
+    ef = ('        protected override void Up(MigrationBuilder migrationBuilder)\n        {\n'
+          '            migrationBuilder.AlterColumn<string>(\n                name: "Reference",\n'
+          '                table: "Tickets",\n                type: "nvarchar(16)",\n                maxLength: 16,\n'
+          '                oldType: "nvarchar(12)");\n        }\n'
+          '        protected override void Down(MigrationBuilder migrationBuilder)\n        {\n'
+          '            migrationBuilder.AlterColumn<string>(name: "Reference", table: "Tickets",\n'
+          '                type: "nvarchar(12)");\n'
+          '        }\n')
+    assert {k: v for k, v in read_settings("src/Api/Migrations/20250410_WidenReference.cs", ef).items()
+            if k.startswith("Tickets.")} == {"Tickets.Reference type": "nvarchar(16)",
+                                             "Tickets.Reference maxLength": "16"}
+    model = ("class Sample(models.Model):\n    barcode = models.CharField(max_length=24, unique=True)\n\n"
+             "    def __str__(self):\n        return self.barcode\n")
+    assert {k: v for k, v in read_settings("lab/models.py", model).items() if " " in k} == {
+        "sample.barcode type": "CharField", "sample.barcode max_length": "24"}
+    sql = ("CREATE TABLE shipment (\n  id bigserial PRIMARY KEY,\n  tracking_number VARCHAR(35) NOT NULL,\n"
+           "  CONSTRAINT uq UNIQUE (tracking_number)\n);\n")
+    assert read_settings("db/V1__init.sql", sql) == {"shipment.id type": "bigserial",
+                                                     "shipment.tracking_number type": "VARCHAR(35)"}
+    assert read_settings("db/V4__widen.sql", "ALTER TABLE shipment ALTER COLUMN tracking_number TYPE VARCHAR(64);") == {
+        "shipment.tracking_number type": "VARCHAR(64)"}
+    assert read_settings("db/V5.sql", "ALTER TABLE t ALTER COLUMN c DROP NOT NULL;\nALTER TABLE t MODIFY c INT;") == {
+        "t.c type": "INT"}
+
+
+def test_literals_a_condition_chooses_paths_as_keys_and_bicep():
+    """A JS config's `retries: process.env.CI ? 2 : 0` is a setting; a proxy's `'/api': 'http://...'` is keyed
+    by its path; Bicep's `key: value` lines in braces (no commas) are keyed by the blocks they are in, a list's
+    item adding no name; a number written with separators is found on its line."""
+    config = ("export default defineConfig({\n  retries: process.env.CI ? 2 : 0,\n"
+              "  workers: process.env.CI ? 1 : undefined,\n  server: {\n    proxy: {\n"
+              "      '/api': 'http://localhost:8080',\n    },\n  },\n  webServer: {\n    timeout: 60_000,\n  },\n});\n")
+    assert read_settings("playwright.config.ts", config) == {
+        "retries": "process.env.CI ? 2 : 0", "workers": "process.env.CI ? 1 : undefined",
+        "server.proxy./api": "http://localhost:8080", "webServer.timeout": "60000"}
+    assert written_line(config, "webServer.timeout", "60000") == "timeout: 60_000"
+    bicep = ("param location string = resourceGroup().location\n"
+             "resource api 'Microsoft.App/containerApps@2024-03-01' = {\n  name: 'ca-ember-api'\n  properties: {\n"
+             "    template: {\n      containers: [\n        {\n          image: 'ghcr.io/x/api:1.2' // pinned\n"
+             "        }\n      ]\n      scale: {\n        minReplicas: 1\n      }\n    }\n  }\n}\n")
+    assert read_settings("infra/main.bicep", bicep) == {
+        "api.name": "ca-ember-api", "api.properties.template.containers.image": "ghcr.io/x/api:1.2",
+        "api.properties.template.scale.minReplicas": "1"}

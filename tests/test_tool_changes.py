@@ -461,6 +461,27 @@ def test_a_commit_naming_a_change_without_its_value_is_given_the_value(tmp_path,
                                  "Committed: fix(worker): memory 1Gi"]
 
 
+def test_commits_of_one_command_line_each_hold_the_files_staged_for_them(tmp_path, store, project):
+    """`git add A && git commit && git add B && git commit`: two memories, each given the changes of its own files;
+    a change no commit staged waits for the commit that takes everything."""
+    files = {"app.json": '{\n  "Refunds": {\n    "WindowDays": 28\n  }\n}\n',
+             "app.Production.json": '{\n  "Logging": {\n    "Level": "Information"\n  }\n}\n',
+             "infra/app.yaml": "minReplicas: 1\n"}
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Config."), Assistant("Written.", [Write(path, text) for path, text in files.items()])]),
+        ("s2", 2, [User("Refunds and logs."), Assistant("Done.", [
+            Edit("app.json", '"WindowDays": 28', '"WindowDays": 14'),
+            Edit("app.Production.json", '"Level": "Information"', '"Level": "Warning"'),
+            Edit("infra/app.yaml", "minReplicas: 1", "minReplicas: 2"),
+            Bash("git add app.json && git commit -m 'feat: refunds' && git add app.Production.json && "
+                 "git commit -m 'chore: prod logs'", "[main 1a2b3c4] feat: refunds\n[main 5d6e7f8] chore: prod logs"),
+            Bash("git commit -qam 'chore: the rest'", "[main 9a8b7c6] chore: the rest")])]),
+    ], files={})
+    assert milestones(store) == ["Committed: chore: prod logs [Logging.Level = Warning (was Information)]",
+                                 "Committed: chore: the rest [minReplicas = 2 (was 1)]",
+                                 "Committed: feat: refunds [Refunds.WindowDays = 14 (was 28)]"]
+
+
 def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, store, project):
     """A todo done and committed in the same words says nothing the commit does not; one with a value no other
     memory holds, or about something no commit or change names, stays."""
@@ -498,8 +519,8 @@ def test_the_request_quoted_is_the_sentence_naming_the_key_then_the_new_value(tm
 
 def test_words_a_change_of_their_exchange_holds_are_no_memory_of_their_own(tmp_path, store, project):
     """"move ours to 51821" names no subject: the change its exchange made does ("wg_listen_port = 51821 (was
-    51820) in group_vars/vpn.yml", quoting it). A statement naming its key or file stays a memory of its own, and
-    so does one no change of its exchange holds."""
+    51820) in group_vars/vpn.yml"). A sentence the change quotes whole is held by the change's memory with its key
+    and both values. A statement no change of its exchange holds stays a memory of its own."""
     vpn, cache = "wg_listen_port: 51820\nwg_network: 10.8.0.0/24\n", "backend: redis\nttl: 300\n"
     capture(tmp_path, store, project, [
         ("s1", 9, [User("Set it up."), Assistant("Written.", [Write("group_vars/vpn.yml", vpn),
@@ -514,7 +535,53 @@ def test_words_a_change_of_their_exchange_holds_are_no_memory_of_their_own(tmp_p
     assert "wg_listen_port = 51821 (was 51820) in group_vars/vpn.yml" in stated(store)
     kept = said_in_words(store)
     assert not any("51821" in text for text in kept), kept
-    assert any("Memcached" in text for text in kept) and any("6380" in text for text in kept), kept
+    assert not any("Memcached" in text for text in kept) and any("6380" in text for text in kept), kept
+    held = 'backend = memcached (was redis) in config/cache.yaml (`backend: memcached`) (asked: "Move the session cache'
+    assert held + ' to Memcached.")' in [
+        c.content for c in change_memories(store)]
+
+
+def test_a_new_migration_changes_a_column_an_earlier_file_set(tmp_path, store, project):
+    """A column is one per database: the migration a later session writes changes the default the schema file
+    (another folder) set (the migration says from what), and the type an earlier migration of its folder set."""
+    schema = 'create_table "services" do |t|\n  t.integer "slot_minutes", default: 15\nend\n'
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Schema."), Assistant("Written.", [
+            Write("db/schema.rb", schema),
+            Write("db/migrations/V1__init.sql",
+                  "CREATE TABLE shipment (\n  tracking_number VARCHAR(35) NOT NULL\n);\n")])]),
+        ("s2", 2, [User("Slots of 20 minutes, and room for longer tracking numbers."), Assistant("Two migrations.", [
+            Write("db/migrate/20240211103355_change_default_slot_minutes.rb",
+                  "class X < ActiveRecord::Migration[7.1]\n  def change\n"
+                  "    change_column_default :services, :slot_minutes, from: 15, to: 20\n  end\nend\n"),
+            Write("db/migrations/V4__widen_tracking_number.sql",
+                  "ALTER TABLE shipment ALTER COLUMN tracking_number TYPE VARCHAR(64);\n")])]),
+    ], files={})
+    assert {"services.slot_minutes default = 20 (was 15) in "
+            "db/migrate/20240211103355_change_default_slot_minutes.rb",
+            "shipment.tracking_number type = VARCHAR(64) (was VARCHAR(35) in db/migrations/V1__init.sql) in "
+            "db/migrations/V4__widen_tracking_number.sql"} <= set(stated(store)), stated(store)
+
+
+def test_a_migration_a_command_wrote_says_what_it_replaced(tmp_path, store, project):
+    """`dotnet ef migrations add` writes the migration, Claude reads it: its `oldType:` is the value replaced (no
+    other value of the column known); reading it again later changes nothing."""
+    migration = ('    protected override void Up(MigrationBuilder migrationBuilder)\n    {\n'
+                 '        migrationBuilder.AlterColumn<string>(\n            name: "Reference",\n'
+                 '            table: "Tickets",\n            type: "nvarchar(16)",\n'
+                 '            oldType: "nvarchar(12)");\n'
+                 '    }\n    protected override void Down(MigrationBuilder migrationBuilder)\n    {\n'
+                 '        migrationBuilder.AlterColumn<string>(name: "Reference", table: "Tickets",'
+                 ' type: "nvarchar(12)");'
+                 '\n    }\n')
+    path = "src/Api/Migrations/20250412101933_WidenTicketReference.cs"
+    capture(tmp_path, store, project, [
+        ("s1", 3, [User("Widen the ticket reference to 16."), Assistant("Generated it.", [
+            Bash("dotnet ef migrations add WidenTicketReference", "Done. To undo this, use 'ef migrations remove'"),
+            Read(path, migration)])]),
+        ("s2", 1, [User("Show me that migration again."), Assistant("Here.", [Read(path, migration)])]),
+    ])
+    assert stated(store) == [f"Tickets.Reference type = nvarchar(16) (was nvarchar(12)) in {path}"]
 
 
 def test_a_workflow_replaced_in_a_later_session_with_its_job_renamed(tmp_path, store, project):

@@ -3,6 +3,7 @@ upgrade output, version commands, `sed -i`, a key's latest value, the value pair
 import pytest
 
 from brain.capture.settings.lines import written_line
+from brain.capture.tools.observe import output_line
 from brain.capture.tools.commands import sed_edits, tool_version, versions_asked
 from brain.capture.tools.files import apply_edits
 from brain.capture.tools.latest import Known, SettingChange
@@ -16,6 +17,10 @@ from brain.capture.transcript import Turn
                               "Successfully installed celery-5.4.0 kombu-5.3.7", {"celery": ("5.3.6", "5.4.0"),
                                                                                   "kombu": (None, "5.3.7")}),
     ("mix deps.update phoenix", "Upgraded:\n  phoenix 1.7.10 => 1.7.12\n", {"phoenix": ("1.7.10", "1.7.12")}),
+    ("dotnet add package Hangfire.AspNetCore --version 1.8.18",
+     "info : Adding PackageReference for package 'Hangfire.AspNetCore' into project 'Ember.Api.csproj'.\n"
+     "info : PackageReference for package 'Hangfire.AspNetCore' version '1.8.18' updated in file 'Ember.Api.csproj'.",
+     {"hangfire.aspnetcore": (None, "1.8.18")}),
     ("bundle update rails", "Installing rails 7.1.3 (was 7.1.2)\nBundle updated!", {"rails": ("7.1.2", "7.1.3")}),
     ("cargo update -p serde", "    Updating serde v1.0.196 -> v1.0.197", {"serde": ("1.0.196", "1.0.197")}),
     ("brew upgrade node", "==> Upgrading node\n  node 20.1.0 -> 22.0.0", {"node": ("20.1.0", "22.0.0")}),
@@ -89,6 +94,21 @@ def test_written_line():
     assert written_line('  "ReminderLeadHours": 48,\n', "Reminders.ReminderLeadHours", "48") == \
         '"ReminderLeadHours": 48'
     assert written_line("x: " + "y" * 200 + "\n", "x", "y" * 200) is None
+    # a list's item and a call's argument on its own line are the value alone: that line, quotes and all
+    assert written_line('services:\n  sql:\n    ports:\n      - "14330:1433"\n', "services.sql.ports",
+                        "14330:1433") == '- "14330:1433"'
+    assert written_line('Add<Job>(\n  "reconcile",\n  "0 5 * * *",\n  options);', "reconcile schedule",
+                        "0 5 * * *") == '"0 5 * * *"'
+    assert written_line("a: 4\nb: 4\n", "c", "4") is None
+
+
+def test_an_output_line_quoted_for_a_version():
+    """The output's line naming the package and its version, as printed; of a long line, its words from the name
+    to the version and the quote closing it."""
+    nuget = ("info : PackageReference for package 'Hangfire.Core' version '1.8.18' updated in file "
+             "'/home/dev/src/ember/src/Ember.Api/Ember.Api.csproj'.")
+    assert output_line(nuget, "hangfire.core", "1.8.18") == "Hangfire.Core' version '1.8.18'"
+    assert output_line("Terraform v1.7.5\non linux_amd64", "terraform", "1.7.5") == "Terraform v1.7.5"
 
 
 def test_known_latest_value_same_file_then_family_then_project_wide():
@@ -148,10 +168,17 @@ def test_the_request_is_the_persons_sentence_about_the_change():
 
 def test_versions_asked_in_a_command_line_of_several():
     """Each version command of a longer command line, read from the one output line naming its tool; a bare
-    version (`node -v`) says nothing of whose it is and is left out."""
+    version (`node -v`) in the middle says nothing of whose it is and is left out, one opening the output is the
+    first command's and one ending it the last command's."""
     assert versions_asked("ssh forge@lattice-prod 'php -v | head -1; node -v; mysql --version'",
                           "PHP 8.3.9 (cli) (built: Jul  2 2024)\nv20.15.1\nmysql  Ver 8.4.2 for Linux on x86_64") == [
         ("php", "8.3.9"), ("mysql", "8.4.2")]
     assert versions_asked("docker compose up -d && docker compose run --rm web python --version",
                           " ✔ Container osprey-db-1  Started\nPython 3.12.7") == [("python", "3.12.7")]
     assert versions_asked("make build && ls", "Python 3.12.7") == []
+    assert versions_asked("sudo apt-get install -y --only-upgrade dotnet-sdk-8.0 2>&1 | tail -3 && dotnet --version",
+                          "Setting up dotnet-sdk-8.0 (8.0.408-1) ...\nSetting up dotnet-host (8.0.15-1) ...\n"
+                          "8.0.408\n") == [("dotnet", "8.0.408")]
+    assert versions_asked("dotnet --version && dotnet --list-sdks", "8.0.407\n8.0.407 [/usr/share/dotnet/sdk]") == [
+        ("dotnet", "8.0.407")]
+    assert versions_asked("node -v | tr -d v && ls", "20.11.1\npackage.json") == []

@@ -4,9 +4,9 @@ The judge of typed memories found two kinds failing most (bench/README.md, "Type
 subject names a change without its value ("lower concurrency", "bump aws provider"), and a completed todo
 restating what a commit or a change of the same session already says. Both are read from what the tools did, not
 from the words used:
-- A commit whose subject states none of the new values that the session's tool calls set since its previous
-  commit is given them: "Committed: lower concurrency [worker.concurrency = 4 (was 8)]". The subject says why, the
-  change what; read alone later, the memory says both.
+- A commit whose subject states none of the new values that the session's tool calls set before it (in the files
+  it staged, and not taken by an earlier commit) is given them: "Committed: lower concurrency
+  [worker.concurrency = 4 (was 8)]". The subject says why, the change what; read alone later, the memory says both.
 - A completed todo is no memory of its own when one commit or change of the session holds its values (numbers,
   versions, names with a dot or a dash) and half its words: the session record keeps the list of what was done.
 - A request, decision, preference or correction is no memory of its own when a change its exchange made (the
@@ -20,8 +20,8 @@ from dataclasses import replace
 import re
 
 from brain.capture.novelty import content_words, values
-from brain.capture.rules.tool_events import commit_message
-from brain.capture.tools.records import key_words, request
+from brain.capture.rules.tool_events import commits
+from brain.capture.tools.records import key_words, request, value_pairs
 from brain.util.text import clip, holds_value
 
 COMMIT_VALUES = 3  # changes named in one commit's memory at most: a rewrite of a whole file changes dozens
@@ -38,23 +38,28 @@ def _key(key: str) -> str:
 
 
 def commits_with_values(candidates, changes, turns) -> list:
-    """`candidates` with each commit that states none of its changes' new values given them (module doc). Every
-    `git commit` the session ran bounds what the next one holds, also one whose command line failed after it (a
-    commit then a push that failed) or that made no memory."""
+    """`candidates` with each commit that states none of its changes' new values given them (module doc). A commit
+    holds the changes made before it that no earlier commit took: of the paths its command line staged for it
+    (`git add a b && git commit`), or all of them (`-a`, `git add -A`). Every commit the session ran counts, also
+    one whose command line failed after it (a commit then a push that failed) or that made no memory."""
     order = {turn.uuid: at for at, turn in enumerate(turns) if turn.uuid}
-    at_of = [((order[change.turn.uuid], change.call or 0) if change.turn.uuid in order else None, change)
-             for change in changes]
-    commits = [(at, call) for at, turn in enumerate(turns) for call, use in enumerate(turn.tool_uses)
-               if use.command and commit_message(use.command)]  # (turn, tool call): a turn may hold two commits
+    made = sorted(((order[change.turn.uuid], change.call or 0), i) for i, change in enumerate(changes)
+                  if change.turn.uuid in order)
+    held, taken = {}, set()
+    for at, turn in enumerate(turns):
+        for call, use in enumerate(turn.tool_uses):
+            for part, (_, staged) in enumerate(commits(use.command) if use.command else ()):
+                mine = [i for where, i in made if where <= (at, call) and i not in taken
+                        and (staged is None or _staged(changes[i].path, staged))]
+                taken.update(mine)
+                held[(at, call, part)] = [changes[i] for i in mine]
     out = []
     for candidate in candidates:
         if not _is(candidate, "git") or candidate.source_uuid not in order:
             out.append(candidate)
             continue
-        at = (order[candidate.source_uuid], candidate.call or 0)
-        previous = max((c for c in commits if c < at), default=(-1, 0))
         subject = candidate.content
-        since = _net([change for where, change in at_of if where is not None and previous < where <= at])
+        since = _net(held.get((order[candidate.source_uuid], candidate.call or 0, candidate.part), []))
         if not since or any(holds_value(subject, change.new) for change in since):
             out.append(candidate)
             continue
@@ -62,6 +67,11 @@ def commits_with_values(candidates, changes, turns) -> list:
         more = f"; {len(since) - COMMIT_VALUES} more" if len(since) > COMMIT_VALUES else ""
         out.append(replace(candidate, content=clip(f"{subject} [{said}{more}]", MAX_CONTENT)))
     return out
+
+
+def _staged(path: str, staged: tuple) -> bool:
+    """Whether a change's file is among the paths staged, or in a folder staged."""
+    return bool(path) and any(path == p or path.startswith(p + "/") for p in staged)
 
 
 def _net(changes) -> list:
@@ -115,16 +125,23 @@ def _changes_by_exchange(changes, turns) -> dict:
 
 def _said_by_change(candidate, by_exchange: dict, turns) -> bool:
     """Whether a statement in words only says again what a change of its exchange holds (module doc): the change
-    quotes the sentence it came from or it states the change's new value, and it names no word of the change's key
-    or file ("backup" names `keep_all_backups_for_days`, "signin" names `signIn`)."""
+    quotes whole the sentence it came from and all it says, or the statement gives the change's new value and names
+    no word of the change's key or file ("backup" names `keep_all_backups_for_days`, "signin" names `signIn`)."""
     if candidate.kind not in _IN_WORDS or not by_exchange:
         return False
     sentence = " ".join((candidate.statement or "").split())
     said = candidate.content.split(": ", 1)[-1]
     words = {w for w in re.split(r"[^a-z]+", said.lower()) if len(w) >= 4}
-    stated = [change for change in by_exchange.get(_exchanges(turns).get(candidate.source_uuid), ())
-              if _quotes(request(change, turns), sentence) or holds_value(said, change.new)]
+    changes = by_exchange.get(_exchanges(turns).get(candidate.source_uuid), ())
+    if any(_quotes(request(change, turns), sentence) and _quotes(request(change, turns), said) for change in changes):
+        return True  # the change's memory holds what it says whole, with the key and both values
+    stated = [change for change in changes if any(holds_value(said, new) for new in _new_values(change))]
     return bool(stated) and not any(_names(change, said, words) for change in stated)
+
+
+def _new_values(change) -> list:
+    """The change's new value, and the part of it an edit changed (`14330` of `14330:1433`)."""
+    return [change.new] + [new for _, new in value_pairs(change) if " = " not in new]
 
 
 def _quotes(asked: str, sentence: str) -> bool:

@@ -17,7 +17,7 @@ from brain.capture.learnings import Learning, Learnings
 from brain.capture.novelty import Recalled, content_words, values
 from brain.capture.rules.sentences import Sentence, capitalize, prose_lines, split_sentences, with_speaker
 from brain.capture.rules.standalone import names_subject, states_value
-from brain.capture.rules.tool_events import commit_message, explains_cause
+from brain.capture.rules.tool_events import commits, explains_cause
 from brain.capture.rules.triggers import (
     CORRECTION_RULES,
     PREFERENCE_RULES,
@@ -66,6 +66,7 @@ class Candidate:
     scope: str = PROJECT  # user | project (brain/capture/scopes.py)
     statement: str = ""  # the sentence it came from: one statement gives one memory
     call: int | None = None  # a tool event's place among its turn's tool calls (a commit's: capture/echoes.py)
+    part: int = 0  # a commit's place among its command line's commits
 
 
 _DONE_PREFIX = re.compile(r"^(?:done|changed|updated|fixed|ok(?:ay)?|sure|moved)\s*[:,.!-]\s*", re.IGNORECASE)
@@ -350,9 +351,7 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
                                                            CONFIDENCE["milestone"], ("milestone", "todo"), turn,
                                                            "past")))
                 continue
-            milestone = _commit_milestone(use, turn)
-            if milestone:
-                found.append((position, replace(milestone, call=call)))
+            found.extend((position, replace(milestone, call=call)) for milestone in _commit_milestones(use, turn))
             found.extend((learned.position, _learning(learned)) for learned in learnings.tool_call(use, turn, position))
             if use.ok is False and turn.role == "assistant" and turn.text and mine_words:
                 learnings.explained(turn, position)  # a reply's text often explains its own failed call
@@ -395,12 +394,13 @@ def _decision_words(content: str) -> set:
     return content_words(content) - _DECISION_NOISE
 
 
-def _commit_milestone(use, turn: Turn) -> Candidate | None:
-    subject = commit_message(use.command) if use.command and use.ok is not False else None
-    if not subject or "nothing to commit" in use.result:
-        return None
+def _commit_milestones(use, turn: Turn) -> list:
+    """A milestone for each commit of a command line that went through (a line may commit twice)."""
+    if not use.command or use.ok is False or "nothing to commit" in use.result:
+        return []
     confidence = CONFIDENCE["milestone" if use.ok else "milestone_unconfirmed"]  # unconfirmed: result not seen
-    return _candidate("milestone", "note", f"Committed: {subject}", confidence, ("milestone", "git"), turn, "past")
+    return [replace(_candidate("milestone", "note", f"Committed: {subject}", confidence, ("milestone", "git"), turn,
+                               "past"), part=part) for part, (subject, _) in enumerate(commits(use.command))]
 
 
 def _learning(learned: Learning) -> Candidate:

@@ -27,18 +27,56 @@ _DASH_M = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*m|--message)(?:\s+|=)(?:\"((?:[^\"\\
 def commit_message(command: str) -> str | None:
     """Subject line of a `git commit` command's message, or None when the command is not a commit with one."""
     commit = _GIT_COMMIT.search(command)
-    if not commit:
-        return None
-    heredoc = _HEREDOC_MSG.search(command, commit.end())
+    return _subject(command, commit.end()) if commit else None
+
+
+def _subject(command: str, at: int) -> str | None:
+    heredoc = _HEREDOC_MSG.search(command, at)
     if heredoc:
         message = heredoc.group(2)
     else:
-        m = _DASH_M.search(command, commit.end())
+        m = _DASH_M.search(command, at)
         if not m:
             return None
         message = next(g for g in m.groups() if g is not None).replace('\\"', '"')
     subject = next((line.strip() for line in message.splitlines() if line.strip()), "")
     return clip(subject, 200) or None
+
+
+_GIT_ADD = re.compile(r"\bgit\b(?:\s+-C\s+\S+)?\s+(?:add|rm)\b([^;&|\n]*)")
+_ALL_FLAGS = frozenset("-A --all -u --update .".split())
+@rule(COMMAND, catches=[Case("git add app/x.rb db/schema.rb && git commit -m 'slots' && git add -A && "
+                             "git commit -m 'lint'",
+                             gives=[("slots", ("app/x.rb", "db/schema.rb")), ("lint", None)]),
+                        Case("git commit -qam 'bump'", gives=[("bump", None)])],
+      leaves=["git status", "git add -A"])
+def commits(command: str) -> list:
+    """(subject, the paths staged for it) of each commit of a command line, in order; None for the paths when the
+    commit takes all that changed (`-a`, `git add -A` or `.`, or no `git add` before it in the line)."""
+    out, start = [], 0
+    for commit in _GIT_COMMIT.finditer(command):
+        subject = _subject(command, commit.end())
+        if subject is None:
+            continue
+        staged: list | None = []
+        for add in _GIT_ADD.finditer(command, start, commit.start()):
+            arguments = [a.strip("'\"") for a in add.group(1).split()]
+            if _ALL_FLAGS & set(arguments):
+                staged = None
+                break
+            staged += [a.rstrip("/") for a in arguments if a and not a.startswith("-")]
+        if not staged or _commits_all(command, commit.end()):
+            staged = None
+        out.append((subject, tuple(staged) if staged is not None else None))
+        start = commit.end()
+    return out
+
+
+def _commits_all(command: str, at: int) -> bool:
+    """Whether the commit whose options start at `at` takes every tracked change (`-a`, `-qam`, `--all`)."""
+    options = re.split(r"[\"'<$]", command[at:at + 200], maxsplit=1)[0]
+    flags = re.findall(r"(?<!\S)-[-\w]+", options)
+    return any(flag == "--all" or (not flag.startswith("--") and "a" in flag[1:]) for flag in flags)
 
 
 _TEST_COMMAND = re.compile(
@@ -110,7 +148,8 @@ def _says_why(line: str) -> bool:
               "Test Suites: 1 failed, 4 passed, 5 total", "3 examples, 1 failure, 1 pending",
               "svelte-check found 1 error and 0 warnings in 1 file", "Found 3 errors in 2 files.",
               "✖ 5 problems (5 errors, 0 warnings)",
-              "Failed: 8 failure(s), 0 warning(s) on 52 files. Last profile that met the validation criteria was 'min'."])
+              "Failed: 8 failure(s), 0 warning(s) on 52 files. Last profile that met the validation criteria was "
+              "'min'."])
 def failure_line(output: str) -> str | None:
     """The line of a failed call's output that says what went wrong: the last error-looking line that is more than
     a status (a traceback ends with its exception; "1 failed, 3 passed" says only that it failed); a line ending

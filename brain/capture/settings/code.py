@@ -44,9 +44,13 @@ _SHELL_VARIABLE = re.compile(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{1,60})=(\"[^\"$
 # A literal, or a call of a few (`timedelta(minutes=10)`, `crontab(hour=7, minute=15)`, `Timeout(30.0, connect=5.0)`):
 # a value written, not computed.
 _CALL_ARGUMENT = rf"(?:[A-Za-z_]\w{{0,30}}[ \t]*=[ \t]*)?(?:{_LITERAL[1:-1]})"
-_WRITTEN = rf"((?:{_LITERAL[1:-1]})|[A-Za-z_][\w.]{{0,40}}\({_CALL_ARGUMENT}(?:,[ \t]*{_CALL_ARGUMENT}){{0,3}}\))"
+# or one of two literals a condition chooses (`retries: process.env.CI ? 2 : 0`)
+_CHOSEN = rf"[A-Za-z_][\w.]{{0,40}}[ \t]*\?[ \t]*(?:{_LITERAL[1:-1]})[ \t]*:[ \t]*" \
+          rf"(?:{_LITERAL[1:-1]}|undefined|null|None)"
+_WRITTEN = rf"((?:{_LITERAL[1:-1]})|[A-Za-z_][\w.]{{0,40}}\({_CALL_ARGUMENT}(?:,[ \t]*{_CALL_ARGUMENT}){{0,3}}\)|" \
+           rf"{_CHOSEN})"
 _ARGUMENT = re.compile(rf"^\s+([a-z_][a-z0-9_]{{2,60}})={_WRITTEN},\s*(?:(?://|#).*)?$")
-_ENTRY = re.compile(rf"""^\s+(?:"([A-Za-z_][\w.-]{{1,60}})"|'([A-Za-z_][\w.-]{{1,60}})'"""
+_ENTRY = re.compile(rf"""^\s+(?:"([A-Za-z_/][\w./:-]{{0,60}})"|'([A-Za-z_/][\w./:-]{{0,60}})'"""
                     rf"""|([A-Za-z_]\w{{1,60}})(?=\s*:\s*\S.*,))\s*:\s*{_WRITTEN}\s*,?\s*(?:(?://|#).*)?$""")
 # A line opening a dict or an object the entries below belong to: `"overdue-report": {`, `default_args={`,
 # `CELERY_BEAT_SCHEDULE = {`, `'defaults' => [` (their names make the entries' keys: two schedules apart)
@@ -214,9 +218,53 @@ _CRON_PAIR = re.compile(rf"[{{\[(][ \t]*(?:{_CRON}[ \t]*,[ \t]*{_JOB}|{_JOB}[ \t
 
 
 def read_schedules(text: str) -> dict:
-    """`JOB schedule` -> cron expression of each job a list pairs with its schedule (see _CRON_PAIR)."""
+    """`JOB schedule` -> cron expression of each job a list pairs with its schedule (see _CRON_PAIR), or a call
+    registers with it (_call_schedules)."""
     out = {}
     for m in _CRON_PAIR.finditer(text):
         cron, job = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         out[f"{job.strip(chr(34) + chr(39))} schedule"] = cron
+    for job, cron in _call_schedules(text):
+        out.setdefault(f"{job} schedule", cron)
     return out
+
+
+_CRON_LITERAL = re.compile(_CRON)
+_JOB_NAME = re.compile(r"""["']([\w:.-]{3,60})["']""")
+_CALL_TYPE = re.compile(r"<([A-Z]\w{2,60})>[ \t]*$")
+CALL_REACH = 600  # characters back from a schedule to the call it is an argument of (one call, a few lines)
+
+
+def _call_schedules(text: str) -> list:
+    """(job, cron) of each schedule given to a call, on its lines or across them, with the job it runs named
+    before it: the call's first quoted name (Hangfire's `AddOrUpdate<Job>("reconcile", j => ..., "0 2 * * *")`),
+    else the type it is called for (`<ReconcileJob>`)."""
+    found = []
+    for m in _CRON_LITERAL.finditer(text):
+        if text[max(0, m.start() - 80):m.start()].rstrip().endswith(("=", ":")):
+            continue  # a named argument's value (`schedule="0 6 * * *"`): read_named_arguments keys it
+        start = max(0, m.start() - CALL_REACH)
+        opening = _opening(text, start, m.start())
+        if opening is None:
+            continue
+        named = _JOB_NAME.search(text, opening + 1, m.start())
+        typed = _CALL_TYPE.search(text, start, opening)
+        job = named.group(1) if named else typed.group(1) if typed else None
+        if job:
+            found.append((job, m.group(1)))
+    return found
+
+
+def _opening(text: str, start: int, end: int):
+    """Where the call that `text[end]` is an argument of opens its brackets, searched back to `start`; None when
+    the brackets close first (the schedule is no argument there) or nothing opens one."""
+    depth = 0
+    for i in range(end - 1, start - 1, -1):
+        char = text[i]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if depth == 0:
+                return i if char == "(" else None
+            depth -= 1
+    return None

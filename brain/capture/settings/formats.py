@@ -17,12 +17,12 @@ from brain.capture.settings.env_files import VERSION_FILES, read_env, read_versi
 from brain.capture.settings.ini_text import read_ini
 from brain.capture.settings.json_text import read_json
 from brain.capture.settings.kubernetes import is_manifest, read_manifest
-from brain.capture.settings.lines import read_generic
+from brain.capture.settings.lines import read_braced, read_generic
 from brain.capture.settings.lockfiles import (read_gemfile_lock, read_mix_lock, read_package_lock,
                                               read_package_tables, read_pnpm_lock, read_yarn_lock)
-from brain.capture.settings.manifests import (read_gemfile, read_go_mod, read_gradle, read_mix_exs, read_podfile,
-                                              read_pyproject, read_requirements)
-from brain.capture.settings.sql import read_sql, sql_wide_key
+from brain.capture.settings.manifests import (read_gemfile, read_go_mod, read_gradle, read_mix_exs, read_msbuild,
+                                              read_podfile, read_pyproject, read_requirements)
+from brain.capture.settings.database import read_schema, read_sql, schema_key, sql_wide_key, stated_old
 from brain.capture.settings.terraform import read_hcl
 from brain.capture.settings.toml_text import read_toml
 from brain.capture.settings.yaml_text import read_yaml
@@ -45,15 +45,20 @@ _BY_SUFFIX = (
     (".json5", "json"), (".ini", "ini"), (".cfg", "ini"), (".properties", "ini"), (".service", "ini"),
     (".timer", "ini"), (".socket", "ini"), (".path", "ini"), (".mount", "ini"),
     (".env", "env"), (".tfvars", "tfvars"), (".tf", "hcl"), (".hcl", "hcl"), (".sql", "sql"),
-    (".dockerfile", "dockerfile"), (".conf", "generic"), (".bicepparam", "generic"), (".gemspec", "gemfile"),
+    (".dockerfile", "dockerfile"), (".conf", "generic"), (".bicepparam", "generic"), (".bicep", "braced"),
+    (".gemspec", "gemfile"),
     (".sh", "script"), (".bash", "script"), (".zsh", "script"), (".sbatch", "script"), (".slurm", "script"),
     (".py", "code"), (".ts", "code"), (".tsx", "code"), (".js", "code"), (".jsx", "code"), (".mjs", "code"),
     (".cjs", "code"), (".go", "code"), (".rs", "code"), (".rb", "code"), (".kt", "code"), (".java", "code"),
     (".cs", "code"), (".swift", "code"), (".scala", "code"), (".ex", "code"), (".php", "code"), (".dart", "code"),
-    (".ipynb", "notebook"),
+    (".ipynb", "notebook"), (".csproj", "msbuild"), (".fsproj", "msbuild"), (".vbproj", "msbuild"),
+    (".props", "msbuild"),
 )
-# A template a tool renders into the file (Ansible's Jinja): read as the file it renders; its `{{ }}` values are none
-_TEMPLATE_SUFFIXES = (".j2", ".jinja2", ".jinja")
+# A template a tool renders into the file (Ansible's Jinja), or a sample of it people copy (`app.env.example`):
+# read as the file it stands for; a template's `{{ }}` values are none
+_TEMPLATE_SUFFIXES = (".j2", ".jinja2", ".jinja", ".example", ".sample", ".dist", ".template", ".tmpl", ".tpl")
+# Folders of a project's own commands: a file there without an extension is a script (`bin/backup-db`)
+_SCRIPT_FOLDERS = frozenset("bin script scripts hack".split())
 # Tests set values to test them: a test's constant is no setting of the project.
 _TEST_NAME = re.compile(r"(?:^|[/_.-])(?:tests?|spec|__tests__)(?:[/_.-]|$)")
 _READERS = {
@@ -62,10 +67,11 @@ _READERS = {
     "npm-lock": read_package_lock, "yarn-lock": read_yarn_lock, "pnpm-lock": read_pnpm_lock,
     "package-tables": read_package_tables, "mix-lock": read_mix_lock, "gemfile-lock": read_gemfile_lock,
     "pyproject": read_pyproject, "gemfile": read_gemfile, "go-mod": read_go_mod, "mix-exs": read_mix_exs,
-    "gradle": read_gradle, "podfile": read_podfile, "requirements": read_requirements,
+    "gradle": read_gradle, "msbuild": read_msbuild, "podfile": read_podfile, "requirements": read_requirements,
     "elixir-config": read_elixir_config,
-    "generic": read_generic, "makefile": lambda text: read_generic(text, equals_only=True),
-    "code": read_constants, "script": read_script, "notebook": read_notebook,
+    "generic": read_generic, "braced": read_braced, "makefile": lambda text: read_generic(text, equals_only=True),
+    "code": lambda text: {**read_constants(text), **read_schema(text)}, "script": read_script,
+    "notebook": read_notebook,
 }
 
 
@@ -79,8 +85,8 @@ def format_of(path) -> str | None:
         return None
     name = file_name(path).lower()
     template = next((suffix for suffix in _TEMPLATE_SUFFIXES if name.endswith(suffix)), None)
-    if template and len(name) > len(template):  # an Ansible template of the file (`restic.timer.j2`)
-        return format_of(path[:-len(template)])
+    if template and len(name) > len(template) and not name.startswith(".env"):
+        return format_of(path[:-len(template)])  # a template or sample of the file (`restic.timer.j2`)
     if name in _BY_NAME:
         return _BY_NAME[name]
     if name in VERSION_FILES:
@@ -97,6 +103,9 @@ def format_of(path) -> str | None:
     kind = next((kind for suffix, kind in _BY_SUFFIX if name.endswith(suffix)), None)
     if kind == "code" and _TEST_NAME.search(path.replace("\\", "/").lower()):
         return None
+    folder = path.replace("\\", "/").rsplit("/", 2)[-2:-1]
+    if kind is None and "." not in name and folder and folder[0].lower() in _SCRIPT_FOLDERS:
+        return "script"
     return kind
 
 
@@ -127,6 +136,11 @@ def read_settings(path: str, text: str) -> dict:
     return out
 
 
+def replaced_in(path: str, text: str) -> dict:
+    """key -> the value a file says it replaces (a migration's `from: 15`), for the keys it sets."""
+    return stated_old(text) if format_of(path) == "code" else {}
+
+
 def _stem(name: str) -> str:
     """A file name without its format's extension (`values-prod` of values-prod.yaml; `.env.production` stays)."""
     suffix = next((suffix for suffix, _ in _BY_SUFFIX if name.endswith(suffix)), "")
@@ -151,8 +165,9 @@ def same_family(a: str, b: str) -> bool:
 
 
 def project_wide(path: str, key: str) -> bool:
-    """Whether `key` holds for the whole project whichever file sets it: a database job or setting (SQL), a
-    tool's version seen in a command's output (no path)."""
+    """Whether `key` holds for the whole project whichever file sets it: a database job or setting or column (SQL,
+    or a migration in code), a tool's version seen in a command's output (no path)."""
     if not path:
         return True
-    return format_of(path) == "sql" and sql_wide_key(key)
+    kind = format_of(path)
+    return (kind == "sql" and sql_wide_key(key)) or (kind == "code" and schema_key(key))

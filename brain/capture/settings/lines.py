@@ -143,12 +143,44 @@ LINE_CHARS = 100  # a setting's line longer than this is a script or a blob: not
 
 def written_line(text: str, key: str, value: str):
     """The line of `text` that sets `key` to `value`, as written (`maxReplicas: 8` for `autoscaling.maxReplicas`,
-    `export PORT=8090`), or None when no short line holds both the key's last name and the value (for a key
-    without a name, the one line holding the value)."""
+    `export PORT=8090`), else the one line that is the value alone (a list's item), or None (for a key without a
+    name, the one line holding the value)."""
     name = re.split(r"[.\s\[\],]+", key.strip(" ]"))[-1] if key.strip() else ""
     if name.isdigit():  # a position (`FROM 2`, the second stage) names nothing a line shows
         name = ""
-    lines = [line.strip().rstrip(",;") for line in text.splitlines() if value in line]
+    separated = value.isdigit() and len(value) >= 4  # `timeout: 180_000` is read as 180000
+    lines = [line.strip().rstrip(",;") for line in text.splitlines()
+             if value in line or (separated and value in line.replace("_", ""))]
     if not name and len(lines) != 1:
         return None
-    return next((line for line in lines if (not name or name in line) and len(line) <= LINE_CHARS), None)
+    named = next((line for line in lines if (not name or name in line) and len(line) <= LINE_CHARS), None)
+    # else the one line that is the value alone: a list's item (`- "14330:1433"`), a call's argument on its line
+    alone = [line for line in lines if line.strip(" \t-\"',;)") == value]
+    return named or (alone[0] if len(alone) == 1 and len(alone[0]) <= LINE_CHARS else None)
+
+
+_BRACED_OPEN = re.compile(r"""^\s*(?:(?:resource|module)\s+)?['"]?([A-Za-z_][\w-]{0,60})['"]?[^:={\[]*?(?::|=)\s*"""
+                          r"(?:\w+\s+)?[{\[]\s*(?://.*)?$")
+_BRACED_ENTRY = re.compile(r"^\s*([A-Za-z_][\w-]{0,60})\s*:\s*([^{\[\s].*?)\s*$")
+
+
+def read_braced(text: str) -> dict:
+    """`key: value` lines in nested braces without commas (Bicep): each key under the blocks it is inside
+    (`api.properties.template.scale.minReplicas`); a block with no name (a list's item) adds none."""
+    out, parents = {}, []
+    for line in text.splitlines():
+        stripped = line.split("//", 1)[0].strip()
+        if stripped[:1] in ("}", "]"):
+            if parents:
+                parents.pop()
+            continue
+        opens = _BRACED_OPEN.match(line)
+        if opens or stripped in ("{", "["):
+            parents.append(opens.group(1) if opens else None)
+            continue
+        m = _BRACED_ENTRY.match(line)
+        if m:
+            value = clean_value(m.group(2), ("//",))
+            if value is not None:
+                out[".".join([p for p in parents if p] + [m.group(1)])] = value
+    return out

@@ -8,7 +8,10 @@ package.json and Cargo.toml read as the JSON and TOML they are; the rest here:
 - go.mod: `go 1.22`, `toolchain go1.22.1`, `require` lines and blocks (`require github.com/x/y`);
 - mix.exs: `{:phoenix, "~> 1.7.10"}` (`deps.phoenix`), `elixir: "~> 1.15"`, `version: "0.1.0"`;
 - build.gradle(.kts): `implementation("group:artifact:1.2.3")` (`implementation group:artifact`), plugins with
-  a version (`plugin org.springframework.boot`), `jvmToolchain(17)`, `languageVersion = JavaLanguageVersion.of(21)`.
+  a version (`plugin org.springframework.boot`), `jvmToolchain(17)`, `languageVersion = JavaLanguageVersion.of(21)`;
+- MSBuild projects (.csproj, .fsproj, .vbproj, Directory.*.props): `<PackageReference Include="Serilog"
+  Version="3.1.1" />` (`PackageReference Serilog`), central `<PackageVersion ...>`, and a property written on one
+  line (`<TargetFramework>net8.0</TargetFramework>`).
 """
 import re
 
@@ -149,4 +152,42 @@ def read_gradle(text: str) -> dict:
                 if value is not None:
                     out[m.group(1)] = value
                 break
+    return out
+
+
+_MSBUILD_ITEM = re.compile(r"<(PackageReference|PackageVersion|GlobalPackageReference)\b([^>]*)>")
+_XML_ATTRIBUTE = re.compile(r'(?<![A-Za-z])([A-Za-z]+)\s*=\s*"([^"]*)"')
+_MSBUILD_PROPERTY = re.compile(r"^\s*<([A-Za-z][\w.-]*)>([^<>]{1,120})</\1>\s*$")
+
+
+def _item_attributes(m) -> tuple:
+    """(package, version or None) of an MSBuild package item's match."""
+    attributes = dict(_XML_ATTRIBUTE.findall(m.group(2)))
+    return attributes.get("Include") or attributes.get("Update"), attributes.get("Version")
+
+
+def msbuild_packages(text: str) -> list:
+    """The packages an MSBuild project's items name, in order."""
+    return [name for name, _ in map(_item_attributes, _MSBUILD_ITEM.finditer(text)) if name]
+
+
+def read_msbuild(text: str) -> dict:
+    """An MSBuild project's package versions (`PackageReference NAME`) and its one-line properties."""
+    out, item = {}, None  # item: the package element a line is inside (its metadata is no property)
+    for line in text.splitlines():
+        m = _MSBUILD_ITEM.search(line)
+        if m:
+            name, version = _item_attributes(m)
+            if name and version:
+                out[f"{m.group(1)} {name}"] = version
+            item = None if m.group(0).endswith("/>") else m.group(1)
+            continue
+        if item:
+            item = None if f"</{item}" in line else item
+            continue
+        m = _MSBUILD_PROPERTY.match(line)
+        if m:
+            value = clean_value(m.group(2).strip())
+            if value is not None:
+                out[m.group(1)] = value
     return out

@@ -156,21 +156,31 @@ def asks_version(command: str) -> bool:
 
 def versions_asked(command: str, output: str) -> list:
     """(tool, version) of each version command of a command line of several (`php -v | head -1; mysql --version`,
-    here or over ssh), read from the output's line naming the tool: which line is whose is said only there (`node
-    -v` prints a bare "v20.11.1", and is left out)."""
+    here or over ssh), read from the output's line naming the tool: which line is whose is said only there, or by
+    its place (a bare "8.0.408" opening the output is the first command's, ending it the last one's)."""
     found = []
-    for part in _commands(_run_here(command.strip().split("\n", 1)[0])):
+    parts = _commands(_run_here(command.strip().split("\n", 1)[0]))
+    printed = [line.strip() for line in (output or "").splitlines()[:200] if line.strip()]
+    for at, part in enumerate(parts):
+        piped = "|" in part
         part = part.split("|", 1)[0].strip().strip("'\"")
         elsewhere = _ELSEWHERE.match(part)  # (its command keeps a quote left open: `ssh host 'tool -v` is no match)
         m = _VERSION_COMMAND.match(part[elsewhere.end():] if elsewhere else part)
         if not m:
             continue
         tool = _tool(m)
-        named = [out for out in (output or "").splitlines()[:200] if tool.lower() in out.lower()]
+        named = [out for out in printed if tool.lower() in out.lower()]
         version = _VERSION.search(named[0]) if len(named) == 1 else None
+        if version is None and not piped and printed:
+            # a bare version ("8.0.408") is the first command's when it opens the output, the last's when it ends it
+            edge = printed[0] if at == 0 else printed[-1] if at == len(parts) - 1 else ""
+            version = _BARE_VERSION.match(edge)
         if version:
             found.append((tool.lower(), version.group(1) or version.group(2)))
     return found
+
+
+_BARE_VERSION = re.compile(r"^v?(\d+\.\d+(?:\.\d+)*(?:[-+][\w.]+)?)$()")
 
 
 def tool_version(command: str, output: str):

@@ -109,15 +109,17 @@ def settle(observations, known: Known) -> tuple:
 
     A setting is kept when it is news (no known value, or another one); a change is a call setting a key to a
     value other than the one it had: the one the call shows it replaced, else the latest known one (for a new file
-    that replaced another, the other's; a Read showing
-    a file's key at another value than the same file had: a command or a person changed it since). A fragment's
-    key is first completed (Known.resolve)."""
+    that replaced another, the other's; a Read showing a file's key at another value than the same file had: a
+    command or a person changed it since; a Read of a file saying what it replaced, unless another value is known:
+    a migration a command wrote). A fragment's key is first completed (Known.resolve)."""
     kept, changes = {}, []
     for o in observations:
         key = known.resolve(o.path, o.key)
         before = known.latest(o.path, key)
         if before is None and o.replaces:  # a new file that replaced another: the old file's value came before
             before = known.latest(o.replaces, key) or known.latest_by_tail(o.replaces, key)
+        if o.shown and o.old is not None and before is not None and not _same(before[0], o.old):
+            o = o._replace(old=None)  # a file read says what it replaced: a change from no other value known
         if before is not None and _same(before[0], o.value) and (o.old is None or _same(o.old, o.value)):
             continue
         old, old_path = (o.old, o.path) if o.old is not None else before or (None, None)

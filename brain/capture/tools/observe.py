@@ -25,7 +25,7 @@ import os
 import re
 from collections import namedtuple
 
-from brain.capture.settings.formats import format_of, read_settings
+from brain.capture.settings.formats import format_of, read_settings, replaced_in
 from brain.capture.settings.code import read_assignments
 from brain.capture.settings.lines import written_line
 from brain.capture.tools.commands import (asks_version, file_moves, other_versions, removed_files, sed_edits,
@@ -59,8 +59,10 @@ def project_path(path: str, root) -> str:
 
 
 def _differences(turn, path: str, before: dict | None, text: str) -> list:
-    """Observations of the keys `text` sets that `before` (None: not known) did not set to the same value."""
-    return [Observation(turn, path, key, value, (before or {}).get(key), False, None, written_line(text, key, value))
+    """Observations of the keys `text` sets that `before` (None: not known) did not set to the same value; a new
+    text's old values are those it says it replaces (a migration's `from: 15`)."""
+    before_values = before if before is not None else replaced_in(path, text)
+    return [Observation(turn, path, key, value, before_values.get(key), False, None, written_line(text, key, value))
             for key, value in read_settings(path, text).items() if before is None or before.get(key) != value]
 
 
@@ -75,8 +77,11 @@ def _from_file(turn, use, path: str, texts: FileTexts) -> list:
     before = texts.before(path, use)
     after = texts.after(path, use)
     if use.name == "Read":
-        return [Observation(turn, path, key, value, None, True, None, written_line(after, key, value))
-                for key, value in read_settings(path, after).items()] if after is not None else []
+        if after is None:
+            return []
+        stated = replaced_in(path, after)  # a migration a command wrote says what it replaced (EF Core's oldType)
+        return [Observation(turn, path, key, value, stated.get(key), True, None, written_line(after, key, value))
+                for key, value in read_settings(path, after).items()]
     if after is not None and (before is not None or use.name == "Write"):
         return _differences(turn, path, read_settings(path, before) if before is not None else None, after)
     return _from_fragments(turn, path, use.edits)
@@ -92,28 +97,39 @@ def _from_command(turn, use, root) -> list:
     asked = [shown] + other_versions(use.result, shown[0]) if shown else versions_asked(use.command, use.result)
     for tool, version in asked:
         out.append(Observation(turn, "", f"{tool} version", version, None, False, use.command,
-                               _output_line(use.result, tool, version)))
+                               output_line(use.result, tool, version)))
     installed = installed_versions(use.command, use.result) if installs(use.command) else {}
     # a CocoaPod is a library for an app, never the command of the same name (the Firebase pod, `firebase` the CLI)
     kind = "pod " if _POD_COMMAND.search(use.command) else ""
     for package, (old, new) in installed.items():
         out.append(Observation(turn, "", f"{kind}{package} version", new, old, False, use.command,
-                               _output_line(use.result, package, new)))
+                               output_line(use.result, package, new)))
     return out
 
 
 _POD_COMMAND = re.compile(r"(?:^|[;&|(]\s*)pod\s+(?:install|update)\b")
 
 
-def _output_line(output: str, name: str, version: str):
+def output_line(output: str, name: str, version: str):
     """The output's line that names the tool or package and its version, as printed ("Terraform v1.7.5",
-    "+ boto3==1.34.84"): the memory quotes the words a person saw. None when no short line holds both."""
+    "+ boto3==1.34.84"): the memory quotes the words a person saw. None when no line holds both within
+    OUTPUT_LINE_CHARS."""
     lowered = name.lower()
     for line in reversed((output or "").splitlines()[:400]):
         line = line.strip()
-        if version in line and lowered in line.lower() and len(line) <= 80:
-            return line
+        if version in line and lowered in line.lower():
+            if len(line) <= OUTPUT_LINE_CHARS:
+                return line
+            # a long line (NuGet's "info : PackageReference for package 'X' version '1.2' updated in file ..."):
+            # its words from the name to the version, and the quote closing it
+            start, end = line.lower().find(lowered), line.find(version, line.lower().find(lowered)) + len(version)
+            end += end < len(line) and line[end] in "'\")]"
+            if 0 <= start < end and end - start <= OUTPUT_LINE_CHARS:
+                return line[start:end]
     return None
+
+
+OUTPUT_LINE_CHARS = 80
 
 
 def _secret(observation) -> bool:

@@ -4,6 +4,7 @@
 """
 import re
 
+from brain.capture.settings.manifests import msbuild_packages
 from brain.util.values import named
 
 
@@ -46,6 +47,8 @@ def _manifest_names(file_path: str, text: str) -> list:
         return _TOML_DEPENDENCY.findall(text)
     if name == "go.mod":
         return _GO_REQUIRE.findall(text)
+    if name.endswith((".csproj", ".fsproj", ".vbproj", ".props")):
+        return msbuild_packages(text)
     return []
 
 
@@ -84,6 +87,9 @@ _GONE = ("uninstall", "remov", "delet")
 _FOUND_EXISTING = re.compile(rf"Found existing installation:[ \t]+(@?[A-Za-z][\w./@-]*)[ \t]+{_V}[ \t]*$")
 _DBT_INSTALLING = re.compile(r"\bInstalling[ \t]+([\w-]+/[\w.-]+)[ \t]*$")
 _DBT_INSTALLED = re.compile(rf"\bInstalled from (?:version|revision)[ \t]+{_V}[ \t]*$")
+# NuGet (`dotnet add package`) names both in quotes: "PackageReference for package 'Hangfire.Core' version '1.8.18'
+# updated in file ..."
+_NUGET = re.compile(rf"\bpackage[ \t]+'([\w.-]+)'[ \t]+version[ \t]+'{_V}'")
 
 
 def _package_key(name: str) -> str:
@@ -108,6 +114,10 @@ def installed_versions(command: str, output: str) -> dict:
         existing = _FOUND_EXISTING.search(line)
         if existing:
             removed[_package_key(existing.group(1))] = existing.group(2)
+            continue
+        nuget = _NUGET.search(line)
+        if nuget:
+            added[_package_key(nuget.group(1))] = nuget.group(2)
             continue
         dbt_package, installing = installing, None
         if (named_package := _DBT_INSTALLING.search(line)) is not None:

@@ -90,7 +90,7 @@ def _specific(value: str) -> bool:
 
 
 _MANIFESTS = frozenset("npm-lock yarn-lock pnpm-lock package-tables mix-lock gemfile-lock pyproject gemfile go-mod "
-                       "mix-exs gradle podfile requirements".split())
+                       "mix-exs gradle msbuild podfile requirements".split())
 
 
 def _dependency(change) -> bool:
