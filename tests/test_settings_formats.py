@@ -587,3 +587,35 @@ def test_literals_a_condition_chooses_paths_as_keys_and_bicep():
     assert read_settings("infra/main.bicep", bicep) == {
         "api.name": "ca-ember-api", "api.properties.template.containers.image": "ghcr.io/x/api:1.2",
         "api.properties.template.scale.minReplicas": "1"}
+
+
+def test_a_crontab_and_assignments_inside_gradle_blocks():
+    """A crontab file's jobs are keyed by their command (supercronic's, /etc/cron.d's); in a Gradle build, an
+    assignment inside a plugin's block (`jib { from { image = ... } }`) is keyed by its blocks, a top-level name
+    or a value read by the Gradle rules once."""
+    crontab = "# m h dom mon dow command\n0 2 * * * /app/wicket standings recompute --notify\n@daily /app/prune\n"
+    assert read_settings("deploy/crontab", crontab) == {
+        "/app/wicket standings recompute --notify schedule": "0 2 * * *", "/app/prune schedule": "@daily"}
+    assert format_of("/etc/cron.d/backup") == "crontab" and format_of("ops/nightly.cron") == "crontab"
+    gradle = ('group = "com.example"\njava {\n    toolchain {\n        languageVersion = JavaLanguageVersion.of(21)\n'
+              '    }\n}\njib {\n    from {\n        image = "eclipse-temurin:17-jre"\n    }\n}\n'
+              'tasks.withType<Test> {\n    useJUnitPlatform()\n}\n')
+    assert read_settings("build.gradle.kts", gradle) == {"group": "com.example", "languageVersion": "21",
+                                                         "jib.from.image": "eclipse-temurin:17-jre"}
+
+
+def test_a_terraform_list_of_objects_is_no_attribute_of_its_block():
+    """ECS containers in `jsonencode([...])`: each container's `name` and `essential` are not the task
+    definition's (the last container's had been read as its own); the block's attributes around the list are."""
+    text = ('resource "aws_ecs_task_definition" "app" {\n  cpu = 1024\n  container_definitions = jsonencode([\n'
+            '    {\n      name      = "app"\n      essential = true\n    },\n    {\n      name = "datadog-agent"\n'
+            '      essential = false\n    }\n  ])\n  subnets = [\n    "subnet-1",\n  ]\n  memory = 2048\n}\n')
+    assert read_settings("terraform/ecs.tf", text) == {"aws_ecs_task_definition.app.cpu": "1024",
+                                                       "aws_ecs_task_definition.app.memory": "2048"}
+
+
+def test_systemd_units_of_different_names_are_no_family():
+    """wicket-backup.service is another unit, not a variant of wicket.service; values-prod.yaml is values.yaml's."""
+    assert not same_family("deploy/wicket.service", "deploy/wicket-backup.service")
+    assert not same_family("deploy/wicket.service", "deploy/wicket-backup.timer.j2")
+    assert same_family("charts/api/values.yaml", "charts/api/values-prod.yaml")

@@ -100,6 +100,9 @@ def test_written_line():
     assert written_line('Add<Job>(\n  "reconcile",\n  "0 5 * * *",\n  options);', "reconcile schedule",
                         "0 5 * * *") == '"0 5 * * *"'
     assert written_line("a: 4\nb: 4\n", "c", "4") is None
+    # a column's attribute is found on the line naming the column
+    alter = "ALTER TABLE shipment ALTER COLUMN tracking_number TYPE VARCHAR(64)"
+    assert written_line(alter + ";", "shipment.tracking_number type", "VARCHAR(64)") == alter
 
 
 def test_an_output_line_quoted_for_a_version():
@@ -182,3 +185,8 @@ def test_versions_asked_in_a_command_line_of_several():
     assert versions_asked("dotnet --version && dotnet --list-sdks", "8.0.407\n8.0.407 [/usr/share/dotnet/sdk]") == [
         ("dotnet", "8.0.407")]
     assert versions_asked("node -v | tr -d v && ls", "20.11.1\npackage.json") == []
+    # several lines naming the tool, all with one version: an installer's log and the tool's own line
+    assert versions_asked("curl -sSfL https://x/install.sh | sh -s -- v1.59.1 && golangci-lint --version && make lint",
+                          "golangci/golangci-lint info found version: 1.59.1 for v1.59.1/linux/amd64\n"
+                          "golangci-lint has version 1.59.1 built with go1.22.3\ngolangci-lint run ./...") == [
+        ("golangci-lint", "1.59.1")]

@@ -125,6 +125,8 @@ def sql_wide_key(key: str) -> bool:
 _ATTRIBUTES = ("default", "type", "limit", "max_length", "maxLength")
 _SCHEMA_KEY = re.compile(r"^\w+\.\w+ (?:%s)$" % "|".join(_ATTRIBUTES))
 
+# a literal, or an enum's member (`Status.RECEIVED`); a constant's name (`max_length=BARCODE_LEN`) is set elsewhere
+_LITERAL_VALUE = r"""("[^"]*"|'[^']*'|-?\d+(?:\.\d+)?|True|False|None|true|false|nil|[A-Z]\w*\.[A-Za-z_]\w*)(?![\w.])"""
 # Rails
 _NAME = r"""[:"']?(\w+)["']?"""
 _RAILS_TABLE = re.compile(rf"^[ \t]*create_table[ \t(]+{_NAME}", re.MULTILINE)
@@ -133,7 +135,7 @@ _RAILS_CHANGE = re.compile(rf"^[ \t]*(add_column|change_column)[ \t(]+{_NAME}\s*
                            re.MULTILINE)
 _RAILS_DEFAULT = re.compile(rf"^[ \t]*change_column_default[ \t(]+{_NAME}\s*,\s*{_NAME}\s*,\s*(.*?)\)?[ \t]*$",
                             re.MULTILINE)
-_OPTION = re.compile(r"""\b(default|limit|to):\s*("[^"]*"|'[^']*'|[\w.:-]+)""")
+_OPTION = re.compile(r"\b(default|limit|to):\s*" + _LITERAL_VALUE)
 # Django
 _ARGUMENTS = r"([^()]*(?:\([^()]*\)[^()]*)*)"  # a call's arguments, holding calls of their own one level deep
 _DJANGO_FIELD = re.compile(r"""migrations\.(?:AddField|AlterField)\(\s*model_name\s*=\s*["'](\w+)["']\s*,\s*"""
@@ -142,7 +144,7 @@ _DJANGO_MODEL = re.compile(r"""migrations\.CreateModel\(\s*name\s*=\s*["'](\w+)[
 _DJANGO_MODEL_FIELD = re.compile(r"""\(\s*["'](\w+)["']\s*,\s*models\.(\w+)\(""" + _ARGUMENTS + r"\)")
 _DJANGO_CLASS = re.compile(r"^class\s+(\w+)\s*\([^)]*\bModel\)\s*:", re.MULTILINE)
 _DJANGO_ATTRIBUTE = re.compile(r"^[ \t]+(\w+)\s*=\s*models\.(\w+)\(([^()\n]*(?:\([^()\n]*\)[^()\n]*)*)\)", re.MULTILINE)
-_DJANGO_OPTION = re.compile(r"""\b(max_length|default)\s*=\s*("[^"]*"|'[^']*'|[\w.-]+)""")
+_DJANGO_OPTION = re.compile(r"\b(max_length|default)\s*=\s*" + _LITERAL_VALUE)
 # EF Core
 _EF_CHANGE = re.compile(r"\.(?:AlterColumn|AddColumn)<[\w?]+>\(([^;]*?)\);", re.DOTALL)
 _EF_TABLE = re.compile(r"\.CreateTable\(\s*name:\s*\"(\w+)\"")

@@ -17,7 +17,7 @@ from brain.capture.settings.env_files import VERSION_FILES, read_env, read_versi
 from brain.capture.settings.ini_text import read_ini
 from brain.capture.settings.json_text import read_json
 from brain.capture.settings.kubernetes import is_manifest, read_manifest
-from brain.capture.settings.lines import read_braced, read_generic
+from brain.capture.settings.lines import read_braced, read_crontab, read_generic
 from brain.capture.settings.lockfiles import (read_gemfile_lock, read_mix_lock, read_package_lock,
                                               read_package_tables, read_pnpm_lock, read_yarn_lock)
 from brain.capture.settings.manifests import (read_gemfile, read_go_mod, read_gradle, read_mix_exs, read_msbuild,
@@ -57,6 +57,8 @@ _BY_SUFFIX = (
 # A template a tool renders into the file (Ansible's Jinja), or a sample of it people copy (`app.env.example`):
 # read as the file it stands for; a template's `{{ }}` values are none
 _TEMPLATE_SUFFIXES = (".j2", ".jinja2", ".jinja", ".example", ".sample", ".dist", ".template", ".tmpl", ".tpl")
+_UNIT_SUFFIXES = tuple(suffix + template for suffix in (".service", ".timer", ".socket", ".path", ".mount")
+                       for template in ("",) + _TEMPLATE_SUFFIXES)
 # Folders of a project's own commands: a file there without an extension is a script (`bin/backup-db`)
 _SCRIPT_FOLDERS = frozenset("bin script scripts hack".split())
 # Tests set values to test them: a test's constant is no setting of the project.
@@ -69,7 +71,8 @@ _READERS = {
     "pyproject": read_pyproject, "gemfile": read_gemfile, "go-mod": read_go_mod, "mix-exs": read_mix_exs,
     "gradle": read_gradle, "msbuild": read_msbuild, "podfile": read_podfile, "requirements": read_requirements,
     "elixir-config": read_elixir_config,
-    "generic": read_generic, "braced": read_braced, "makefile": lambda text: read_generic(text, equals_only=True),
+    "generic": read_generic, "braced": read_braced, "crontab": read_crontab,
+    "makefile": lambda text: read_generic(text, equals_only=True),
     "code": lambda text: {**read_constants(text), **read_schema(text)}, "script": read_script,
     "notebook": read_notebook,
 }
@@ -95,6 +98,8 @@ def format_of(path) -> str | None:
         return "env"
     if name.startswith(("dockerfile.", "containerfile.")):
         return "dockerfile"
+    if name == "crontab" or name.endswith((".cron", ".crontab")) or "/cron.d/" in "/" + path.replace("\\", "/"):
+        return "crontab"
     if name.startswith(("requirements", "constraints")) and name.endswith((".txt", ".in")):
         return "requirements"
     if name.endswith(".exs") and ("/config/" in "/" + path.replace("\\", "/") or name in ("config.exs",
@@ -160,6 +165,8 @@ def same_family(a: str, b: str) -> bool:
         return False
     if kind == "elixir-config" or (name_a[:1].isdigit() and name_b[:1].isdigit()):
         return True
+    if name_a.lower().endswith(_UNIT_SUFFIXES) or name_b.lower().endswith(_UNIT_SUFFIXES):
+        return False  # a systemd unit's name is the unit: wicket-backup.service is no variant of wicket.service
     short, long = sorted((_stem(name_a.lower()), _stem(name_b.lower())), key=len)
     return len(long) > len(short) and long.startswith(short) and long[len(short)] in "-._"
 

@@ -141,10 +141,17 @@ def read_matching(text: str, pattern, *, groups=(1, 2), marks=("#",), keep=None)
 LINE_CHARS = 100  # a setting's line longer than this is a script or a blob: not quoted
 
 
+_COLUMN_ATTRIBUTES = frozenset("default type limit max_length maxLength".split())
+
+
 def written_line(text: str, key: str, value: str):
     """The line of `text` that sets `key` to `value`, as written (`maxReplicas: 8` for `autoscaling.maxReplicas`,
     `export PORT=8090`), else the one line that is the value alone (a list's item), or None (for a key without a
     name, the one line holding the value)."""
+    head, _, attribute = key.rpartition(" ")
+    if head and attribute in _COLUMN_ATTRIBUTES:  # `shipment.tracking_number type`: the column's line, else the
+        column = head.rsplit(".", 1)[-1]  # attribute's (`max_length=40` in a migration's AlterField)
+        return written_line(text, column, value) or written_line(text, attribute, value)
     name = re.split(r"[.\s\[\],]+", key.strip(" ]"))[-1] if key.strip() else ""
     if name.isdigit():  # a position (`FROM 2`, the second stage) names nothing a line shows
         name = ""
@@ -159,14 +166,15 @@ def written_line(text: str, key: str, value: str):
     return named or (alone[0] if len(alone) == 1 and len(alone[0]) <= LINE_CHARS else None)
 
 
-_BRACED_OPEN = re.compile(r"""^\s*(?:(?:resource|module)\s+)?['"]?([A-Za-z_][\w-]{0,60})['"]?[^:={\[]*?(?::|=)\s*"""
-                          r"(?:\w+\s+)?[{\[]\s*(?://.*)?$")
-_BRACED_ENTRY = re.compile(r"^\s*([A-Za-z_][\w-]{0,60})\s*:\s*([^{\[\s].*?)\s*$")
+_BRACED_OPEN = re.compile(r"""^\s*(?:(?:resource|module)\s+)?['"]?([A-Za-z_][\w.-]{0,60})['"]?"""
+                          r"""(?:[^:={\[]*?(?::|=)\s*(?:\w+\s+)?[{\[]|\s*(?:<[\w.<>, ]*>)?\s*\{)\s*(?://.*)?$""")
+_BRACED_ENTRY = re.compile(r"^\s*([A-Za-z_][\w-]{0,60})\s*[:=]\s*([^{\[\s].*?)\s*$")
 
 
 def read_braced(text: str) -> dict:
-    """`key: value` lines in nested braces without commas (Bicep): each key under the blocks it is inside
-    (`api.properties.template.scale.minReplicas`); a block with no name (a list's item) adds none."""
+    """`key: value` or `key = value` lines in nested braces without commas (Bicep, Gradle's blocks): each key under
+    the blocks it is inside (`api.properties.template.scale.minReplicas`, `jib.from.image`); a block with no name
+    (a list's item) adds none."""
     out, parents = {}, []
     for line in text.splitlines():
         stripped = line.split("//", 1)[0].strip()
@@ -183,4 +191,21 @@ def read_braced(text: str) -> dict:
             value = clean_value(m.group(2), ("//",))
             if value is not None:
                 out[".".join([p for p in parents if p] + [m.group(1)])] = value
+    return out
+
+
+_CRON_LINE = re.compile(r"^[ \t]*((?:[\d*][\d*/,-]*[ \t]+){4}[\d*][\d*/,-]*|"
+                        r"@(?:hourly|daily|weekly|monthly|yearly|reboot))"
+                        r"[ \t]+(\S.*?)[ \t]*$")
+COMMAND_KEY_CHARS = 60
+
+
+def read_crontab(text: str) -> dict:
+    """A crontab's jobs (`30 22 * * * /app/wicket standings recompute`): `COMMAND schedule` -> the schedule, the
+    command cut to COMMAND_KEY_CHARS (a system crontab's user field stays part of it)."""
+    out = {}
+    for line in text.splitlines():
+        m = _CRON_LINE.match(line)
+        if m and not line.lstrip().startswith("#"):
+            out[f"{m.group(2)[:COMMAND_KEY_CHARS].rstrip()} schedule"] = m.group(1)
     return out

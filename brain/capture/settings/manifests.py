@@ -8,14 +8,15 @@ package.json and Cargo.toml read as the JSON and TOML they are; the rest here:
 - go.mod: `go 1.22`, `toolchain go1.22.1`, `require` lines and blocks (`require github.com/x/y`);
 - mix.exs: `{:phoenix, "~> 1.7.10"}` (`deps.phoenix`), `elixir: "~> 1.15"`, `version: "0.1.0"`;
 - build.gradle(.kts): `implementation("group:artifact:1.2.3")` (`implementation group:artifact`), plugins with
-  a version (`plugin org.springframework.boot`), `jvmToolchain(17)`, `languageVersion = JavaLanguageVersion.of(21)`;
+  a version (`plugin org.springframework.boot`), `jvmToolchain(17)`, `languageVersion = JavaLanguageVersion.of(21)`,
+  an assignment inside a block (`jib.from.image`);
 - MSBuild projects (.csproj, .fsproj, .vbproj, Directory.*.props): `<PackageReference Include="Serilog"
   Version="3.1.1" />` (`PackageReference Serilog`), central `<PackageVersion ...>`, and a property written on one
   line (`<TargetFramework>net8.0</TargetFramework>`).
 """
 import re
 
-from brain.capture.settings.lines import clean_value
+from brain.capture.settings.lines import clean_value, read_braced
 from brain.capture.settings.toml_text import read_toml
 
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*((?:[=<>!~]=?|===)\s*[^;#\s][^;#]*)?")
@@ -152,6 +153,10 @@ def read_gradle(text: str) -> dict:
                 if value is not None:
                     out[m.group(1)] = value
                 break
+    # an assignment inside a plugin's block (`jib { from { image = "eclipse-temurin:21-jre" } }`), unless read above
+    for key, value in read_braced(text).items():
+        if "." in key and key.rsplit(".", 1)[-1] not in out:
+            out.setdefault(key, value)
     return out
 
 

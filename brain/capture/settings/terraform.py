@@ -5,7 +5,8 @@
 `module "vpc" { version = "5.1.0" }` is `module.vpc.version`; a provider in `required_providers` (`aws = { source
 = "hashicorp/aws", version = "~> 5.0" }`) is `provider aws version`, and `required_version` is `terraform
 required_version`. An attribute that refers to something (`var.x`, `"${local.y}"`, a function call) is the other
-thing's to say.
+thing's to say; so are the objects of a list (`container_definitions = jsonencode([{ name = "app" }, ...])`: each
+container's `name` is not the task definition's).
 """
 import re
 
@@ -15,6 +16,7 @@ _BLOCK = re.compile(r'^\s*([A-Za-z_][\w-]*)((?:\s+"[^"]*")*)\s*\{\s*$')
 _ATTRIBUTE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*=\s*(.*\S)")
 _INLINE_OBJECT = re.compile(r'(?<![\w-])([A-Za-z_][\w-]*)\s*=\s*("[^"]*"|[\w.-]+)')
 _LITERAL = re.compile(r'^(?:"[^"$]*"|-?\d+(?:\.\d+)?|true|false)$')
+_ITEM = None  # on the path: inside a list (`jsonencode([ {...}, {...} ])`), whose items' names are not its block's
 
 
 def _address(kind: str, labels: list) -> str:
@@ -51,7 +53,18 @@ def read_hcl(text: str, *, tfvars: bool = False) -> dict:
             labels = re.findall(r'"([^"]*)"', block.group(2))
             path.append(_address(block.group(1), labels) if not path else block.group(1))
             continue
+        if code.strip().startswith(("}", "]", ")")):
+            if path:
+                path.pop()
+            if code.rstrip(",").endswith(("{", "[")):  # `}, {`: the next item of a list
+                path.append(_ITEM)
+            continue
         attribute = _ATTRIBUTE.match(code)
+        if code.endswith(("[", "{")) and not (attribute and attribute.group(2) == "{"):
+            path.append(_ITEM)  # a list, or an object in one: its items are no attributes of the block
+            continue
+        if attribute and _ITEM in path:
+            continue
         if attribute:
             name, raw = attribute.groups()
             if raw == "{":  # an object attribute: its keys under its name
@@ -63,6 +76,4 @@ def read_hcl(text: str, *, tfvars: bool = False) -> dict:
             elif _LITERAL.match(raw):
                 out[f"var.{name}" if tfvars and not path else _key(path, name)] = clean_value(raw)
             continue
-        if code.strip().startswith("}") and path:
-            path.pop()
     return {key: value for key, value in out.items() if value is not None}

@@ -156,8 +156,9 @@ def asks_version(command: str) -> bool:
 
 def versions_asked(command: str, output: str) -> list:
     """(tool, version) of each version command of a command line of several (`php -v | head -1; mysql --version`,
-    here or over ssh), read from the output's line naming the tool: which line is whose is said only there, or by
-    its place (a bare "8.0.408" opening the output is the first command's, ending it the last one's)."""
+    here or over ssh), read from the output's lines naming the tool with a version (when they all give one): which
+    line is whose is said only there, or by its place (a bare "8.0.408" opening the output is the first command's,
+    ending it the last one's)."""
     found = []
     parts = _commands(_run_here(command.strip().split("\n", 1)[0]))
     printed = [line.strip() for line in (output or "").splitlines()[:200] if line.strip()]
@@ -170,7 +171,8 @@ def versions_asked(command: str, output: str) -> list:
             continue
         tool = _tool(m)
         named = [out for out in printed if tool.lower() in out.lower()]
-        version = _VERSION.search(named[0]) if len(named) == 1 else None
+        said = [found for found in map(_VERSION.search, named) if found]  # lines naming it with a version
+        version = said[0] if said and len({v.group(1) or v.group(2) for v in said}) == 1 else None
         if version is None and not piped and printed:
             # a bare version ("8.0.408") is the first command's when it opens the output, the last's when it ends it
             edge = printed[0] if at == 0 else printed[-1] if at == len(parts) - 1 else ""
