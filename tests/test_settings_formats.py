@@ -619,3 +619,16 @@ def test_systemd_units_of_different_names_are_no_family():
     assert not same_family("deploy/wicket.service", "deploy/wicket-backup.service")
     assert not same_family("deploy/wicket.service", "deploy/wicket-backup.timer.j2")
     assert same_family("charts/api/values.yaml", "charts/api/values-prod.yaml")
+
+
+def test_xcconfig_a_static_constant_and_a_settings_class_field():
+    """An Xcode build configuration's `KEY = value` lines; Swift's `static let` constant; a settings class's typed
+    field (pydantic's `traces_sample_rate: float = 1.0`), but not a parameter's line or a field with no value."""
+    xcconfig = "// base\nIPHONEOS_DEPLOYMENT_TARGET = 16.0\nMARKETING_VERSION = 1.1.0\n"
+    assert read_settings("Config/Base.xcconfig", xcconfig) == {"IPHONEOS_DEPLOYMENT_TARGET": "16.0",
+                                                               "MARKETING_VERSION": "1.1.0"}
+    swift = "struct Rules {\n    static let cutoffHours = 12\n    let name = \"x\"\n}\n"
+    assert read_settings("Sources/App/Rules.swift", swift) == {"cutoffHours": "12"}
+    settings = ("class Settings(BaseSettings):\n    traces_sample_rate: float = 1.0\n    database_url: str\n\n"
+                "def connect(\n    timeout: int = 10,\n):\n    pass\n")
+    assert read_settings("app/settings.py", settings) == {"traces_sample_rate": "1.0"}

@@ -93,11 +93,13 @@ def without_echoes(candidates, changed=(), turns=()) -> list:
     if not others:
         return list(candidates)
     said = [content_words(text) for text in others]
-    by_exchange = _changes_by_exchange([change for change, _ in changed], turns)
+    exchange_of = _exchanges(turns)
+    by_exchange = _changes_by_exchange([change for change, _ in changed], exchange_of)
+    asked = {id(change): request(change, turns) for change, _ in changed} if by_exchange else {}
     return [c for c in candidates
             if not (_is(c, "todo") and any(_repeats(content_words(c.content.split(":", 1)[-1]), other)
                                            for other in said))
-            and not _said_by_change(c, by_exchange, turns)]
+            and not _said_by_change(c, by_exchange.get(exchange_of.get(c.source_uuid), ()), asked)]
 
 
 _IN_WORDS = frozenset("request correction preference decision".split())
@@ -114,8 +116,8 @@ def _exchanges(turns) -> dict:
     return out
 
 
-def _changes_by_exchange(changes, turns) -> dict:
-    exchange_of, out = _exchanges(turns), {}
+def _changes_by_exchange(changes, exchange_of: dict) -> dict:
+    out = {}
     for change in changes:
         exchange = exchange_of.get(change.turn.uuid)
         if exchange:
@@ -123,17 +125,16 @@ def _changes_by_exchange(changes, turns) -> dict:
     return out
 
 
-def _said_by_change(candidate, by_exchange: dict, turns) -> bool:
+def _said_by_change(candidate, changes, asked: dict) -> bool:
     """Whether a statement in words only says again what a change of its exchange holds (module doc): the change
     quotes whole the sentence it came from and all it says, or the statement gives the change's new value and names
     no word of the change's key or file ("backup" names `keep_all_backups_for_days`, "signin" names `signIn`)."""
-    if candidate.kind not in _IN_WORDS or not by_exchange:
+    if candidate.kind not in _IN_WORDS or not changes:
         return False
     sentence = " ".join((candidate.statement or "").split())
     said = candidate.content.split(": ", 1)[-1]
     words = {w for w in re.split(r"[^a-z]+", said.lower()) if len(w) >= 4}
-    changes = by_exchange.get(_exchanges(turns).get(candidate.source_uuid), ())
-    if any(_quotes(request(change, turns), sentence) and _quotes(request(change, turns), said) for change in changes):
+    if any(_quotes(asked[id(change)], sentence) and _quotes(asked[id(change)], said) for change in changes):
         return True  # the change's memory holds what it says whole, with the key and both values
     stated = [change for change in changes if any(holds_value(said, new) for new in _new_values(change))]
     return bool(stated) and not any(_names(change, said, words) for change in stated)

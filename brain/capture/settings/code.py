@@ -65,6 +65,12 @@ _ARROW_ENTRY = re.compile(rf"""^\s*(?:"([A-Za-z_][\w.-]{{1,60}})"|'([A-Za-z_][\w
 _FROM_ENVIRONMENT = re.compile(r"^(?:\w+\.)*(?:env|getenv|get_env|environ\.get)\(", re.IGNORECASE)
 
 
+# A class's constant (`static let cancellationCutoffHours = 12`) and a settings class's typed field
+# (`sentry_traces_sample_rate: float = 1.0`, a pydantic setting; not a parameter's line, which ends with a comma)
+_STATIC = re.compile(r"^\s*(?:\w+\s+)*static\s")
+_TYPED_FIELD = re.compile(r"^\s+[a-z_]\w*\s*:\s*[\w\[\]|. ]{1,40}=\s*[^,]*$")
+
+
 def _upper(name: str) -> bool:
     return name.isupper() and any(c.isalpha() for c in name) and len(name) >= 3
 
@@ -72,7 +78,8 @@ def _upper(name: str) -> bool:
 def read_constants(text: str) -> dict:
     """NAME -> literal of the constants `text` (code, or an edit's fragment of it) sets."""
     found = read_matching(text, _CONSTANT, groups=(2, 3), marks=("//", "#"),
-                          keep=lambda m: m.group(1) or _upper(m.group(2)))
+                          keep=lambda m: m.group(1) or _upper(m.group(2)) or _STATIC.match(m.group(0))
+                          or _TYPED_FIELD.match(m.group(0)))
     parents = []  # (indent, name) of the dicts and objects the line is inside (`"overdue-report": {`)
     for line in text.splitlines():  # (a constant of the same name wins: read above, kept below)
         indent = len(line) - len(line.lstrip())

@@ -122,6 +122,8 @@ def sql_wide_key(key: str) -> bool:
 
 
 # --- columns as migrations in code set them ------------------------------------------------------------------------
+# What each framework's migrations and schemas write: a text holding none of these sets no column
+_SCHEMA_WORDS = ("create_table", "add_column", "change_column", "models.", "migrationBuilder", "table.Column")
 _ATTRIBUTES = ("default", "type", "limit", "max_length", "maxLength")
 _SCHEMA_KEY = re.compile(r"^\w+\.\w+ (?:%s)$" % "|".join(_ATTRIBUTES))
 
@@ -165,6 +167,8 @@ def _value(raw: str):
 
 def read_schema(text: str) -> dict:
     """`TABLE.COLUMN attribute` -> value of the columns a migration or schema file in code sets (module doc)."""
+    if not any(word in text for word in _SCHEMA_WORDS):
+        return {}  # (most code is no migration: a substring test spares it the patterns)
     undo = _UNDO.search(text)
     text, out = text[:undo.start()] if undo else text, {}
     _rails(text, out)
@@ -239,6 +243,8 @@ _EF_OLD_ARGUMENT = re.compile(r"\b(oldType|oldMaxLength|oldDefaultValue)\s*:\s*(
 
 def stated_old(text: str) -> dict:
     """`TABLE.COLUMN attribute` -> the value a migration says it replaces (module doc)."""
+    if "from:" not in text and "oldType" not in text and "oldMaxLength" not in text and "oldDefault" not in text:
+        return {}
     undo = _UNDO.search(text)
     text, out = text[:undo.start()] if undo else text, {}
     for m in _RAILS_DEFAULT.finditer(text):

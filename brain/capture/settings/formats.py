@@ -46,7 +46,7 @@ _BY_SUFFIX = (
     (".timer", "ini"), (".socket", "ini"), (".path", "ini"), (".mount", "ini"),
     (".env", "env"), (".tfvars", "tfvars"), (".tf", "hcl"), (".hcl", "hcl"), (".sql", "sql"),
     (".dockerfile", "dockerfile"), (".conf", "generic"), (".bicepparam", "generic"), (".bicep", "braced"),
-    (".gemspec", "gemfile"),
+    (".gemspec", "gemfile"), (".xcconfig", "generic"),
     (".sh", "script"), (".bash", "script"), (".zsh", "script"), (".sbatch", "script"), (".slurm", "script"),
     (".py", "code"), (".ts", "code"), (".tsx", "code"), (".js", "code"), (".jsx", "code"), (".mjs", "code"),
     (".cjs", "code"), (".go", "code"), (".rs", "code"), (".rb", "code"), (".kt", "code"), (".java", "code"),
