@@ -320,22 +320,10 @@ def test_quoted_and_code_lines_are_not_mined():
 # --- milestones --------------------------------------------------------------------------------------------------
 
 @needs_shared
-def test_todowrite_examples_ticks_naming_no_value_are_no_memories():
-    """"Design the feature architecture" done says nothing a later session needs: the session record keeps the
-    list's progress."""
-    assert extract_memories(parse_transcript(SHARED / "todowrite_examples.jsonl").turns) == []
-
-
-def test_a_completed_todo_naming_a_value_is_a_milestone_once():
-    """A tick stating a value (a number, a version, a file, a name written as code) is kept, once however often
-    the list is written again; one stating none is not."""
-    todos = [Todo("Raise the worker pool to 12", "completed"), Todo("smoke test", "completed"),
-             Todo("Replace logrus with log/slog", "completed"),
-             Todo("Add config/invoicing.php", "pending")]
-    write = ToolUse(id=None, name="TodoWrite", summary="TodoWrite", todos=tuple(todos))
-    found = extract_memories([called(write, n=0), called(write, n=1)])
-    assert [c.content for c in found] == ["Completed: Raise the worker pool to 12",
-                                          "Completed: Replace logrus with log/slog"]
+def test_todowrite_examples_give_each_completed_todo_once():
+    found = extract_memories(parse_transcript(SHARED / "todowrite_examples.jsonl").turns)
+    assert [c.content for c in found] == ["Completed: Design the feature architecture",
+                                          "Completed: Implement core functionality"]
     assert all(c.kind == "milestone" and c.category == "past" and "todo" in c.tags for c in found)
 
 
@@ -462,7 +450,8 @@ def test_fixture_candidates():
     assert "I prefer keyword" not in by_kind["correction"][0]
     assert by_kind["preference"] == ["User prefers keyword arguments over positional ones in public functions."]
     assert by_kind["decision"] == ["Decision: Let's go with exponential backoff capped at 30 seconds."]
-    assert by_kind["milestone"] == ["Committed: Add a retry limit to the uploader"]  # (the tick names no value)
+    assert by_kind["milestone"] == ["Completed: Add a retry limit to the uploader",
+                                    "Committed: Add a retry limit to the uploader"]
     assert len(by_kind["learning"]) == 1 and "No module named 'responses'" in by_kind["learning"][0]
     assert "responses package was missing" in by_kind["learning"][0]
 

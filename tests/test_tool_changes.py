@@ -484,7 +484,7 @@ def test_commits_of_one_command_line_each_hold_the_files_staged_for_them(tmp_pat
 
 def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, store, project):
     """A todo done and committed in the same words says nothing the commit does not; one with a value no other
-    memory holds stays; one stating no value is the session's progress only."""
+    memory holds, or about something no commit or change names, stays."""
     capture(tmp_path, store, project, [
         ("s1", 2, [User("Alerts to the new channel, and look at the null rate."), Assistant("Done.", [
             Todo([("Send failure alerts to #quarry-alerts", "completed"),
@@ -494,6 +494,7 @@ def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, stor
                  "[main 1a2b3c4] feat(alerts): send failure alerts to #quarry-alerts")])]),
     ])
     assert milestones(store) == ["Committed: feat(alerts): send failure alerts to #quarry-alerts",
+                                 "Completed: Ask Priya about the staging schema",
                                  "Completed: Null-rate check at 1% on customer_email"]
 
 

@@ -12,7 +12,7 @@ from the words used:
 - A request, decision, preference or correction is no memory of its own when a change its exchange made (the
   person's message and the replies up to the next one) already holds it: the change quotes the same sentence as
   its request, or the sentence states the change's new value without naming its key ("just use 5433", "move ours
-  to 51821": said in words, the subject is only in the file). The change memory says what it is about, the turn
+  to 8443": said in words, the subject is only in the file). The change memory says what it is about, the turn
   keeps the words.
 """
 from dataclasses import replace
@@ -141,7 +141,7 @@ def _said_by_change(candidate, changes, asked: dict) -> bool:
 
 
 def _new_values(change) -> list:
-    """The change's new value, and the part of it an edit changed (`14330` of `14330:1433`)."""
+    """The change's new value, and the part of it an edit changed (`8443` of `8443:443`)."""
     return [change.new] + [new for _, new in value_pairs(change) if " = " not in new]
 
 

@@ -344,9 +344,8 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
 
         for call, use in enumerate(turn.tool_uses):
             if use.name == "TodoWrite":
-                for todo in use.todos:  # a tick stating no value ("smoke test") is the session's progress only
-                    if todo.status == "completed" and todo.content not in completed and \
-                            states_value(todo.content):
+                for todo in use.todos:
+                    if todo.status == "completed" and todo.content not in completed:
                         completed.add(todo.content)
                         found.append((position, _candidate("milestone", "note", f"Completed: {todo.content}",
                                                            CONFIDENCE["milestone"], ("milestone", "todo"), turn,

@@ -65,8 +65,8 @@ _ARROW_ENTRY = re.compile(rf"""^\s*(?:"([A-Za-z_][\w.-]{{1,60}})"|'([A-Za-z_][\w
 _FROM_ENVIRONMENT = re.compile(r"^(?:\w+\.)*(?:env|getenv|get_env|environ\.get)\(", re.IGNORECASE)
 
 
-# A class's constant (`static let cancellationCutoffHours = 12`) and a settings class's typed field
-# (`sentry_traces_sample_rate: float = 1.0`, a pydantic setting; not a parameter's line, which ends with a comma)
+# A class's constant (`static let maxRetries = 3`) and a settings class's typed field
+# (`request_timeout: float = 5.0`, a pydantic setting; not a parameter's line, which ends with a comma)
 _STATIC = re.compile(r"^\s*(?:\w+\s+)*static\s")
 _TYPED_FIELD = re.compile(r"^\s+[a-z_]\w*\s*:\s*[\w\[\]|. ]{1,40}=\s*[^,]*$")
 
@@ -244,7 +244,7 @@ CALL_REACH = 600  # characters back from a schedule to the call it is an argumen
 
 def _call_schedules(text: str) -> list:
     """(job, cron) of each schedule given to a call, on its lines or across them, with the job it runs named
-    before it: the call's first quoted name (Hangfire's `AddOrUpdate<Job>("reconcile", j => ..., "0 2 * * *")`),
+    before it: the call's first quoted name (Hangfire's `AddOrUpdate<Job>("nightly-sync", j => ..., "0 2 * * *")`),
     else the type it is called for (`<ReconcileJob>`)."""
     found = []
     for m in _CRON_LITERAL.finditer(text):

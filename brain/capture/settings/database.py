@@ -15,12 +15,12 @@ Keys of the first three kinds hold for the whole database: sql_wide_key says whi
 Migrations and schema files in code set columns: `TABLE.COLUMN default`, `type`, and the length each framework
 names in its own word (Rails' `limit`, Django's `max_length`, EF Core's `maxLength`).
 
-- Rails (db/schema.rb, db/migrate/*.rb): a `create_table "services"` block's `t.integer "slot_minutes",
-  default: 15`; `add_column`, `change_column`, `change_column_default :services, :slot_minutes, from: 15, to: 20`.
-- Django: a model's fields (`class Sample(models.Model):` / `barcode = models.CharField(max_length=24)`), and
-  its migrations' `AddField` / `AlterField(model_name="sample", name="barcode", field=models.CharField(...))`
+- Rails (db/schema.rb, db/migrate/*.rb): a `create_table "orders"` block's `t.integer "quantity",
+  default: 1`; `add_column`, `change_column`, `change_column_default :orders, :quantity, from: 1, to: 2`.
+- Django: a model's fields (`class Order(models.Model):` / `code = models.CharField(max_length=24)`), and
+  its migrations' `AddField` / `AlterField(model_name="order", name="code", field=models.CharField(...))`
   and `CreateModel` fields, all keyed by the model's name in lower case as migrations write it.
-- EF Core (Migrations/*.cs): `AlterColumn<string>(name: "Reference", table: "Tickets", type: "nvarchar(16)",
+- EF Core (Migrations/*.cs): `AlterColumn<string>(name: "Code", table: "Orders", type: "nvarchar(16)",
   maxLength: 16, ...)`, `AddColumn`, a `CreateTable`'s `table.Column<string>(type: ..., maxLength: ...)`.
 A column is one per database whichever file sets it (schema_key): the newest migration's value replaces the one
 an older migration or the schema file set. Some migrations say what they replace (Rails' `from: 15`, EF Core's
@@ -127,7 +127,7 @@ _SCHEMA_WORDS = ("create_table", "add_column", "change_column", "models.", "migr
 _ATTRIBUTES = ("default", "type", "limit", "max_length", "maxLength")
 _SCHEMA_KEY = re.compile(r"^\w+\.\w+ (?:%s)$" % "|".join(_ATTRIBUTES))
 
-# a literal, or an enum's member (`Status.RECEIVED`); a constant's name (`max_length=BARCODE_LEN`) is set elsewhere
+# a literal, or an enum's member (`Status.RECEIVED`); a constant's name (`max_length=CODE_LEN`) is set elsewhere
 _LITERAL_VALUE = r"""("[^"]*"|'[^']*'|-?\d+(?:\.\d+)?|True|False|None|true|false|nil|[A-Z]\w*\.[A-Za-z_]\w*)(?![\w.])"""
 # Rails
 _NAME = r"""[:"']?(\w+)["']?"""
@@ -157,7 +157,7 @@ _EF_ARGUMENT = re.compile(r"\b(name|table|type|maxLength|defaultValue)\s*:\s*(\"
 
 
 def schema_key(key: str) -> bool:
-    """Whether a key names a column's attribute (`services.slot_minutes default`): one per database."""
+    """Whether a key names a column's attribute (`orders.quantity default`): one per database."""
     return bool(_SCHEMA_KEY.match(key))
 
 

@@ -166,7 +166,7 @@ def same_family(a: str, b: str) -> bool:
     if kind == "elixir-config" or (name_a[:1].isdigit() and name_b[:1].isdigit()):
         return True
     if name_a.lower().endswith(_UNIT_SUFFIXES) or name_b.lower().endswith(_UNIT_SUFFIXES):
-        return False  # a systemd unit's name is the unit: wicket-backup.service is no variant of wicket.service
+        return False  # a systemd unit's name is the unit: app-backup.service is no variant of app.service
     short, long = sorted((_stem(name_a.lower()), _stem(name_b.lower())), key=len)
     return len(long) > len(short) and long.startswith(short) and long[len(short)] in "-._"
 

@@ -149,19 +149,19 @@ def written_line(text: str, key: str, value: str):
     `export PORT=8090`), else the one line that is the value alone (a list's item), or None (for a key without a
     name, the one line holding the value)."""
     head, _, attribute = key.rpartition(" ")
-    if head and attribute in _COLUMN_ATTRIBUTES:  # `shipment.tracking_number type`: the column's line, else the
+    if head and attribute in _COLUMN_ATTRIBUTES:  # `orders.code type`: the column's line, else the
         column = head.rsplit(".", 1)[-1]  # attribute's (`max_length=40` in a migration's AlterField)
         return written_line(text, column, value) or written_line(text, attribute, value)
     name = re.split(r"[.\s\[\],]+", key.strip(" ]"))[-1] if key.strip() else ""
     if name.isdigit():  # a position (`FROM 2`, the second stage) names nothing a line shows
         name = ""
-    separated = value.isdigit() and len(value) >= 4  # `timeout: 180_000` is read as 180000
+    separated = value.isdigit() and len(value) >= 4  # `timeout: 90_000` is read as 90000
     lines = [line.strip().rstrip(",;") for line in text.splitlines()
              if value in line or (separated and value in line.replace("_", ""))]
     if not name and len(lines) != 1:
         return None
     named = next((line for line in lines if (not name or name in line) and len(line) <= LINE_CHARS), None)
-    # else the one line that is the value alone: a list's item (`- "14330:1433"`), a call's argument on its line
+    # else the one line that is the value alone: a list's item (`- "8443:443"`), a call's argument on its line
     alone = [line for line in lines if line.strip(" \t-\"',;)") == value]
     return named or (alone[0] if len(alone) == 1 and len(alone[0]) <= LINE_CHARS else None)
 
@@ -201,7 +201,7 @@ COMMAND_KEY_CHARS = 60
 
 
 def read_crontab(text: str) -> dict:
-    """A crontab's jobs (`30 22 * * * /app/wicket standings recompute`): `COMMAND schedule` -> the schedule, the
+    """A crontab's jobs (`30 22 * * * /app/bin/report --send`): `COMMAND schedule` -> the schedule, the
     command cut to COMMAND_KEY_CHARS (a system crontab's user field stays part of it)."""
     out = {}
     for line in text.splitlines():

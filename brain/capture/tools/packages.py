@@ -87,7 +87,7 @@ _GONE = ("uninstall", "remov", "delet")
 _FOUND_EXISTING = re.compile(rf"Found existing installation:[ \t]+(@?[A-Za-z][\w./@-]*)[ \t]+{_V}[ \t]*$")
 _DBT_INSTALLING = re.compile(r"\bInstalling[ \t]+([\w-]+/[\w.-]+)[ \t]*$")
 _DBT_INSTALLED = re.compile(rf"\bInstalled from (?:version|revision)[ \t]+{_V}[ \t]*$")
-# NuGet (`dotnet add package`) names both in quotes: "PackageReference for package 'Hangfire.Core' version '1.8.18'
+# NuGet (`dotnet add package`) names both in quotes: "PackageReference for package 'Serilog' version '3.1.1'
 # updated in file ..."
 _NUGET = re.compile(rf"\bpackage[ \t]+'([\w.-]+)'[ \t]+version[ \t]+'{_V}'")
 
