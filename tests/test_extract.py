@@ -5,7 +5,7 @@ import pytest
 from conftest import SHARED_TRANSCRIPTS
 
 from brain.capture.extract import Candidate, extract_memories
-from brain.capture.rules.tool_events import commit_message
+from brain.capture.rules.tool_events import commits
 from brain.capture.session_record import session_record
 from brain.capture.tool_calls import Todo, ToolUse
 from brain.capture.transcript import Turn, parse_transcript
@@ -337,7 +337,7 @@ def test_todowrite_examples_give_each_completed_todo_once():
     ("git status", None), ("git log --grep commit", None), ("git commit", None), ("echo commit -m x", None),
 ])
 def test_commit_message(command, subject):
-    assert commit_message(command) == subject
+    assert [message for message, _ in commits(command)][:1] == ([subject] if subject else [])
 
 
 def test_commit_milestone_needs_a_successful_commit():

@@ -19,18 +19,8 @@ _HEREDOC_MSG = re.compile(r"<<-?\s*['\"]?(\w+)['\"]?\s*\n(.*?)\n\s*\1\b", re.DOT
 _DASH_M = re.compile(r"(?:^|\s)(?:-[a-zA-Z]*m|--message)(?:\s+|=)(?:\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|(\S+))")
 
 
-@rule(COMMAND, catches=[Case('git commit -m "Fix the login redirect"', gives="Fix the login redirect"),
-                        Case('git -C repo commit --message="Tidy imports"', gives="Tidy imports"),
-                        Case("git commit -m \"$(cat <<'EOF'\nAdd the exporter\n\nCo-Authored-By: Someone\nEOF\n)\"",
-                             gives="Add the exporter")],
-      leaves=["git status", "git log --grep commit", "git commit", "echo commit -m x"])
-def commit_message(command: str) -> str | None:
-    """Subject line of a `git commit` command's message, or None when the command is not a commit with one."""
-    commit = _GIT_COMMIT.search(command)
-    return _subject(command, commit.end()) if commit else None
-
-
 def _subject(command: str, at: int) -> str | None:
+    """Subject line of the message of the `git commit` whose options start at `at`, or None when it gives none."""
     heredoc = _HEREDOC_MSG.search(command, at)
     if heredoc:
         message = heredoc.group(2)
@@ -45,11 +35,17 @@ def _subject(command: str, at: int) -> str | None:
 
 _GIT_ADD = re.compile(r"\bgit\b(?:\s+-C\s+\S+)?\s+(?:add|rm)\b([^;&|\n]*)")
 _ALL_FLAGS = frozenset("-A --all -u --update .".split())
-@rule(COMMAND, catches=[Case("git add app/x.rb db/schema.rb && git commit -m 'slots' && git add -A && "
+
+
+@rule(COMMAND, catches=[Case('git commit -m "Fix the login redirect"', gives=[("Fix the login redirect", None)]),
+                        Case('git -C repo commit --message="Tidy imports"', gives=[("Tidy imports", None)]),
+                        Case("git commit -m \"$(cat <<'EOF'\nAdd the exporter\n\nCo-Authored-By: Someone\nEOF\n)\"",
+                             gives=[("Add the exporter", None)]),
+                        Case("git add app/x.rb db/schema.rb && git commit -m 'slots' && git add -A && "
                              "git commit -m 'lint'",
                              gives=[("slots", ("app/x.rb", "db/schema.rb")), ("lint", None)]),
                         Case("git commit -qam 'bump'", gives=[("bump", None)])],
-      leaves=["git status", "git add -A"])
+      leaves=["git status", "git log --grep commit", "git commit", "echo commit -m x", "git add -A"])
 def commits(command: str) -> list:
     """(subject, the paths staged for it) of each commit of a command line, in order; None for the paths when the
     commit takes all that changed (`-a`, `git add -A` or `.`, or no `git add` before it in the line)."""

@@ -28,7 +28,7 @@ an older migration or the schema file set. Some migrations say what they replace
 """
 import re
 
-from brain.capture.settings.lines import clean_value
+from brain.capture.settings.lines import COLUMN_ATTRIBUTES, clean_value
 
 _CRON = re.compile(r"\bcron\.schedule(?:_in_database)?\s*\(\s*'([^']+)'\s*,\s*'([^']+)'", re.IGNORECASE)
 _SET = re.compile(r"^[ \t]*(?:ALTER\s+(SYSTEM|ROLE\s+\"?(\w+)\"?|USER\s+\"?(\w+)\"?|DATABASE\s+\"?(\w+)\"?)\s+)?SET\s+"
@@ -124,8 +124,7 @@ def sql_wide_key(key: str) -> bool:
 # --- columns as migrations in code set them ------------------------------------------------------------------------
 # What each framework's migrations and schemas write: a text holding none of these sets no column
 _SCHEMA_WORDS = ("create_table", "add_column", "change_column", "models.", "migrationBuilder", "table.Column")
-_ATTRIBUTES = ("default", "type", "limit", "max_length", "maxLength")
-_SCHEMA_KEY = re.compile(r"^\w+\.\w+ (?:%s)$" % "|".join(_ATTRIBUTES))
+_SCHEMA_KEY = re.compile(r"^\w+\.\w+ (?:%s)$" % "|".join(COLUMN_ATTRIBUTES))
 
 # a literal, or an enum's member (`Status.RECEIVED`); a constant's name (`max_length=CODE_LEN`) is set elsewhere
 _LITERAL_VALUE = r"""("[^"]*"|'[^']*'|-?\d+(?:\.\d+)?|True|False|None|true|false|nil|[A-Z]\w*\.[A-Za-z_]\w*)(?![\w.])"""

@@ -141,7 +141,8 @@ def read_matching(text: str, pattern, *, groups=(1, 2), marks=("#",), keep=None)
 LINE_CHARS = 100  # a setting's line longer than this is a script or a blob: not quoted
 
 
-_COLUMN_ATTRIBUTES = frozenset("default type limit max_length maxLength".split())
+# A column's attributes as keys name them (`orders.code type`): the length in each framework's own word
+COLUMN_ATTRIBUTES = ("default", "type", "limit", "max_length", "maxLength")
 
 
 def written_line(text: str, key: str, value: str):
@@ -149,7 +150,7 @@ def written_line(text: str, key: str, value: str):
     `export PORT=8090`), else the one line that is the value alone (a list's item), or None (for a key without a
     name, the one line holding the value)."""
     head, _, attribute = key.rpartition(" ")
-    if head and attribute in _COLUMN_ATTRIBUTES:  # `orders.code type`: the column's line, else the
+    if head and attribute in COLUMN_ATTRIBUTES:  # `orders.code type`: the column's line, else the
         column = head.rsplit(".", 1)[-1]  # attribute's (`max_length=40` in a migration's AlterField)
         return written_line(text, column, value) or written_line(text, attribute, value)
     name = re.split(r"[.\s\[\],]+", key.strip(" ]"))[-1] if key.strip() else ""

@@ -171,7 +171,7 @@ def versions_asked(command: str, output: str) -> list:
             continue
         tool = _tool(m)
         named = [out for out in printed if tool.lower() in out.lower()]
-        said = [found for found in map(_VERSION.search, named) if found]  # lines naming it with a version
+        said = [hit for hit in map(_VERSION.search, named) if hit]  # the lines naming it with a version
         version = said[0] if said and len({v.group(1) or v.group(2) for v in said}) == 1 else None
         if version is None and not piped and printed:
             # a bare version ("8.0.408") is the first command's when it opens the output, the last's when it ends it

@@ -122,7 +122,8 @@ def output_line(output: str, name: str, version: str):
                 return line
             # a long line (NuGet's "info : PackageReference for package 'X' version '1.2' updated in file ..."):
             # its words from the name to the version, and the quote closing it
-            start, end = line.lower().find(lowered), line.find(version, line.lower().find(lowered)) + len(version)
+            start = line.lower().find(lowered)
+            end = line.find(version, start) + len(version)
             end += end < len(line) and line[end] in "'\")]"
             if 0 <= start < end and end - start <= OUTPUT_LINE_CHARS:
                 return line[start:end]

@@ -4,6 +4,7 @@
 """
 import re
 
+from brain.capture.settings.formats import format_of
 from brain.capture.settings.manifests import msbuild_packages
 from brain.util.values import named
 
@@ -47,7 +48,7 @@ def _manifest_names(file_path: str, text: str) -> list:
         return _TOML_DEPENDENCY.findall(text)
     if name == "go.mod":
         return _GO_REQUIRE.findall(text)
-    if name.endswith((".csproj", ".fsproj", ".vbproj", ".props")):
+    if format_of(file_path) == "msbuild":
         return msbuild_packages(text)
     return []
 
