@@ -328,7 +328,7 @@ def asked_again(history: History, kept: Path, nulls, show: bool = False) -> dict
     project = project_of(folder / history.project, dict(os.environ, RLM_MEM_DIR=str(memory), HOME=str(folder)))
 
     def ask(prompt: str) -> str:
-        found = recall(str(memory), prompt, project=project, track=False)
+        found = recall(str(memory), prompt, project=project, track=False, typed=True)
         return fence(found.render(), label="recall") if found.items else ""
 
     return asked(history, memory, ask, nulls, show)

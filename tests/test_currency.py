@@ -9,10 +9,13 @@ from brain.capture.alternatives import job_of, same_job
 from brain.capture.tool_calls import ToolUse
 from brain.capture.transcript import Turn
 from brain.capture.currency import (
+    Change,
     _asked_values,
+    left_to_tools,
     session_changes,
     _stated_changes,
 )
+from brain.capture.tools.latest import SettingChange
 from brain.capture.tools.commands import command_changes
 from brain.capture.tools.edits import edit_changes, edited_number as _edited_number
 from brain.capture.tools.options import argument_changes, config_changes, flag_changes
@@ -398,3 +401,20 @@ def test_the_old_value_of_a_subject_is_the_one_beside_it():
     assert _values_beside(text, "airflow", "2.9") == ["2.8.1"]
     assert _values_beside("We run Airflow 2.8.1. Later: airflow 2.8.3 in staging.", "airflow", "2.9") == \
         ["2.8.1", "2.8.3"]
+
+
+@pytest.mark.parametrize("guessed, known, kept", [
+    ("5 replicas", "4", False),  # another key's value (the api's), not the workers'
+    ("4 replicas", "4", True),
+    ("Go 1.22", "1.22.1", True),  # the same value, said less precisely
+    ("Node 18", "18.19.0", True),
+])
+def test_an_old_value_guessed_for_words_gives_way_to_the_one_an_edit_of_the_exchange_knows(guessed, known, kept):
+    asked = Turn("u1", 0, "user", "bump prod workers to 6 replicas", "2026-11-01T10:00:00Z", "s")
+    edited = Turn("a1", 1, "assistant", "Done.", "2026-11-01T10:00:05Z", "s")
+    said = [Change(None, "6 replicas", asked.timestamp, asked)]
+    resolved = [Change(guessed, "6 replicas", asked.timestamp, asked)]
+    setting = [SettingChange(edited, "values.yaml", "worker.replicaCount", known, "6", None, None)]
+    assert left_to_tools(resolved, said, setting, [asked, edited]) == (resolved if kept else [])
+    explicit = [Change(guessed, "6 replicas", asked.timestamp, asked)]  # said with its old value: kept
+    assert left_to_tools(explicit, explicit, setting, [asked, edited]) == explicit

@@ -110,6 +110,60 @@ def test_unrelated_prompt_gets_nothing(store):
         assert result.items == [] and result.render() == ""
 
 
+@pytest.mark.parametrize("text, verbs", [
+    ("Fix the flaky login test in tests/test_auth.py", {"fix"}),
+    ("please rename the helper to load_settings", {"rename"}),
+    ("Run the formatter and commit what it changes", {"run"}),
+    ("could you bump the chart to 2.3.0?", {"bump"}),
+    ("The build is red again. Look at it", {"the", "look"}),
+    ("which port does the admin api listen on?", None),
+    ("the nightly export failed once, what was the fix", None),
+    ("ok so why is the cache cold after deploys", None),
+    ("staging host?", None),
+    ("remind me the name of the billing queue", None),
+    ("Can I delete the old fixtures?", None),
+])
+def test_a_prompt_giving_work_is_told_from_one_asking(text, verbs):
+    assert prompt_mod.work_verbs(text) == verbs
+
+
+def test_work_the_person_gives_is_answered_only_by_curated_memories(store):
+    conversation(store, "s1", "2026-02-20T10:00:00", [
+        "the flaky login test in tests/test_auth.py failed on CI again",
+        "The login test waits on a fixed sleep; I replaced it with a poll on the session cookie.",
+    ])
+    preference, = store.create_many([
+        spec("User prefers the login test to poll for the session cookie, never to sleep", kind="preference",
+             chunk_type="preference")])
+    typed = ask(store, "Fix the flaky login test", typed=True)
+    assert ids(typed) == [preference.id]
+    asked = ask(store, "why was the login test flaky?", typed=True)
+    assert len(ids(asked)) > 1 and preference.id in ids(asked)  # a question gets the record too
+    searched = ask(store, "Fix the flaky login test")  # `rlm-mem recall`: a search of memory, whatever its form
+    assert len(ids(searched)) > 1
+
+
+def test_work_without_a_curated_memory_about_it_gets_nothing(store):
+    conversation(store, "s1", "2026-02-20T10:00:00", [
+        "the flaky login test in tests/test_auth.py failed on CI again",
+        "The login test waits on a fixed sleep; I replaced it with a poll on the session cookie.",
+    ])
+    store.create_many([spec("Error: login test timed out — fixed by: polling the session cookie", kind="learning",
+                            chunk_type="pattern")])
+    assert ids(ask(store, "Fix the flaky signup test", typed=True)) == []  # "fix" is what to do, not a topic
+    assert ids(ask(store, "Fix the flaky login test", typed=True)) != []
+
+
+def test_digits_inside_a_version_or_pattern_are_no_topic(store):
+    store.create_many([spec("Release 1.4.2 went out with 3 workers and 4 queues", days=2),
+                       spec("The chart version is 2.3.1", days=2)])
+    assert prompt_mod.Prompt("Bump the chart to 1.4.0", (), NOW, True).words == ["chart"]
+    assert prompt_mod.Prompt(r"what does ^\d{3}-\d{4}$ match?", (), NOW).words == ["match"]
+    assert prompt_mod.Prompt("what broke when we went to django 5.1?", (), NOW).words[-2:] == ["5", "1"]
+    assert prompt_mod.Prompt("do we run 3 or 4 workers?", (), NOW).words == ["run", "3", "4", "workers"]
+    assert ids(ask(store, r"What does this regex do: ^\d{3}-\d{4}$", typed=True)) == []
+
+
 def test_superseded_memory_is_never_offered_as_current(store):
     """Issue 12: the new one comes first; the old one, if shown at all, is marked as replaced and dated."""
     old = store.create_chunk("Deploys go out on Fridays", metadata={"project": "app"}, created=ago(50))

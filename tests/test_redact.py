@@ -381,6 +381,8 @@ LONE_LOOKALIKES = [
     "s/connection_limit=5/connection_limit=15/", "s|ELIXIR_VERSION=1.16.3|ELIXIR_VERSION=1.18.4|g",
     # names made of words and a small number (sync's own cache header was redacted, so every sync read every file)
     "rlm-mem-sync-files/2", "docs-site-pages/12", "my-tool-config/3",
+    # a training run's name of marks and words (a session named so lost its name in every memory)
+    "c4-fp16-len256-seeds", "gpu-a100-80gb-spot", "deberta-v3-base-len128",
 ]
 
 

@@ -338,6 +338,16 @@ def test_prose_data_and_tests_are_no_configuration(path):
     ("src/storage.rs", "pub const RETENTION_DAYS: u32 = 30;\nlet x = 5;\n", {"RETENTION_DAYS": "30"}),
     ("src/main/kotlin/Reminders.kt", "    private const val LEAD_HOURS = 24\n    val name = \"x\"\n",
      {"LEAD_HOURS": "24"}),
+    ("src/main/java/app/Limits.java", "    private static final int MAX_RETRIES = 5;\n    int count = 0;\n"
+                                      "    public static final String QUEUE = \"mail\";\n",
+     {"MAX_RETRIES": "5", "QUEUE": "mail"}),
+    ("Services/Retry.cs", "    public const int MaxAttempts = 4;\n    var delay = 30;\n", {"MaxAttempts": "4"}),
+    ("include/config.h", "#pragma once\n#define MQTT_HOST \"broker.lan\"  // the greenhouse's\n#define MQTT_PORT 8883\n"
+                         "#define KEEPALIVE_S (90UL)\n#define APP_SIZE 0x1E0000\n#define DEBUG\n"
+                         "static const uint32_t SAMPLE_MS = 45000;\nconstexpr int kRetries = 3;\n",
+     {"MQTT_HOST": "broker.lan", "MQTT_PORT": "8883", "KEEPALIVE_S": "90", "APP_SIZE": "0x1E0000",
+      "SAMPLE_MS": "45000", "kRetries": "3"}),
+    ("src/main.ino", "const char* WIFI_SSID = \"gh-iot\";\nint reading = 0;\n", {"WIFI_SSID": "gh-iot"}),
 ])
 def test_constants_in_code(path, text, expected):
     assert settings(path, text) == expected
@@ -485,6 +495,8 @@ def test_families_and_project_wide_keys():
     assert not same_family("values-dev.yaml", "values-prod.yaml")
     assert same_family("db/migrations/001_a.sql", "db/migrations/002_b.sql")
     assert same_family("config/config.exs", "config/prod.exs")
+    assert project_wide("include/broker_config.h", "MQTT_PORT")  # one macro, whichever header defines it
+    assert not project_wide("include/broker_config.h", "kRetries") and not project_wide("src/main.cpp", "MQTT_PORT")
     assert project_wide("supabase/migrations/0002.sql", "cron job nightly-digest")
     assert project_wide("", "node version")
     assert not project_wide("values.yaml", "replicaCount")

@@ -563,6 +563,43 @@ def test_a_new_migration_changes_a_column_an_earlier_file_set(tmp_path, store, p
             "db/migrations/V4__widen_tracking_number.sql"} <= set(stated(store)), stated(store)
 
 
+def test_a_new_header_defines_a_macro_another_header_defined(tmp_path, store, project):
+    """A C macro is one per program whichever header defines it: a new header moving the broker's port out of
+    config.h changes it; a Java constant edited in place is a change too."""
+    config = '#pragma once\n#define MQTT_HOST "broker.lan"\n#define MQTT_PORT 8883\n#define TOPIC "gh/v1"\n'
+    limits = "class Limits {\n    static final int MAX_RETRIES = 3;\n}\n"
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Firmware config."), Assistant("Written.", [
+            Write("include/config.h", config), Write("src/main/java/app/Limits.java", limits)])]),
+        ("s2", 2, [User("The broker moves to the farm server, and retry five times."), Assistant("Split out.", [
+            Write("include/broker_config.h",
+                  '#pragma once\n#define MQTT_HOST "mqtt.farm.example"\n#define MQTT_PORT 8884\n'),
+            Edit("include/config.h", '#define MQTT_HOST "broker.lan"\n#define MQTT_PORT 8883\n',
+                 '#include "broker_config.h"\n'),
+            Edit("src/main/java/app/Limits.java", "MAX_RETRIES = 3;", "MAX_RETRIES = 5;")])]),
+    ], files={})
+    assert {"MQTT_HOST = mqtt.farm.example (was broker.lan in include/config.h) in include/broker_config.h",
+            "MQTT_PORT = 8884 (was 8883 in include/config.h) in include/broker_config.h",
+            "MAX_RETRIES = 5 (was 3) in src/main/java/app/Limits.java"} <= set(stated(store)), stated(store)
+
+
+def test_a_value_said_without_its_old_one_is_left_to_the_edit_that_sets_it(tmp_path, store, project):
+    """"Bump the workers to 6 replicas" names no old value; the edit setting worker.replicaCount 4 -> 6 knows it.
+    Resolving one from older memories found the api's "5 replicas" and marked the api's memory replaced."""
+    values = "api:\n  replicaCount: 3\nworker:\n  replicaCount: 4\n"
+    capture(tmp_path, store, project, [
+        ("s1", 20, [User("Prod values."), Assistant("Written.", [Write("charts/app/values-prod.yaml", values)])]),
+        ("s2", 9, [User("bump prod api to 5 replicas, the big onboarding is next month"),
+                   Assistant("Done.", [Edit("charts/app/values-prod.yaml", "  replicaCount: 3\n",
+                                            "  replicaCount: 5\n")])]),
+        ("s3", 2, [User("bump prod workers to 6 replicas, the queue doubled"),
+                   Assistant("Done.", [Edit("charts/app/values-prod.yaml", "  replicaCount: 4\n",
+                                            "  replicaCount: 6\n")])]),
+    ], files={})
+    assert {"api.replicaCount = 5 (was 3) in charts/app/values-prod.yaml",
+            "worker.replicaCount = 6 (was 4) in charts/app/values-prod.yaml"} <= set(stated(store)), stated(store)
+
+
 def test_a_migration_a_command_wrote_says_what_it_replaced(tmp_path, store, project):
     """`dotnet ef migrations add` writes the migration, Claude reads it: its `oldType:` is the value replaced (no
     other value of the column known); reading it again later changes nothing."""

@@ -25,7 +25,9 @@ from brain.capture.transcript import Turn
     ("cargo update -p serde", "    Updating serde v1.0.196 -> v1.0.197", {"serde": ("1.0.196", "1.0.197")}),
     ("brew upgrade node", "==> Upgrading node\n  node 20.1.0 -> 22.0.0", {"node": ("20.1.0", "22.0.0")}),
     ("apt-get install --only-upgrade nginx", "Unpacking nginx (1.24.0-2) over (1.22.1-1) ...",
-     {"nginx": ("1.22.1-1", "1.24.0-2")}),
+     {"nginx": ("1.22.1", "1.24.0")}),  # the upstream version, not the package's revision
+    ("sudo apt-get install -y nodejs", "Unpacking nodejs (20.11.1-1nodesource1) over (18.19.0-1nodesource1) ...",
+     {"nodejs": ("18.19.0", "20.11.1")}),
     ("terraform init -upgrade", "- Installing hashicorp/aws v5.40.0...\n- Installed hashicorp/aws v5.40.0 (signed)",
      {"hashicorp/aws": (None, "5.40.0")}),
     ("pnpm update react", "dependencies:\n- react 18.2.0\n+ react 18.3.1\n", {"react": ("18.2.0", "18.3.1")}),

@@ -82,6 +82,38 @@ def _values_beside(text: str, subject: str, new: str) -> list:
     return found
 
 
+def left_to_tools(resolved, said, setting_changes, turns) -> list:
+    """`resolved` (resolve_open_changes of `said`) without the changes said with no old value ("bump prod workers
+    to 6 replicas") whose old value was resolved from older memories but disagrees with the old value a tool change
+    of the same exchange knows for that new value (`worker.replicaCount` 4 -> 6): the guess (the api's "5
+    replicas") would mark true memories replaced."""
+    exchange, asked = {}, None
+    for turn in turns:
+        if turn.role == "user" and turn.text and not turn.is_sidechain:
+            asked = turn.uuid
+        exchange[id(turn)] = asked
+    known = {}  # exchange -> [(old, new)] its tool changes made
+    for change in setting_changes:
+        if change.old is not None:
+            known.setdefault(exchange.get(id(change.turn)), []).append((change.old, change.new))
+    opened = {(id(c.turn), c.new, c.subject) for c in said if c.old is None}
+
+    def guessed_wrong(change) -> bool:
+        made = known.get(exchange.get(id(change.turn)), ()) if exchange.get(id(change.turn)) else ()
+        same_new = [old for old, new in made if holds_value(change.new, new)]
+        return bool(same_new) and not any(_agrees(change.old, old) for old in same_new)
+
+    return [c for c in resolved if (id(c.turn), c.new, c.subject) not in opened or not guessed_wrong(c)]
+
+
+def _agrees(guess: str, known: str) -> bool:
+    """Whether a value resolved from older memories ("Go 1.22", "15 min") says the one a tool change knows (`1.22.1`,
+    `15`), at its precision or a coarser one."""
+    if holds_value(guess, known):
+        return True
+    return any(known.startswith(number + ".") for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)*", guess))
+
+
 def resolve_open_changes(root, project_id: str, changes) -> list:
     """Changes whose old value was not said ("bump Node to 20") get the values older memories of the project
     state for the same subject ("Node 18"), one change each; changes with no such memory are dropped."""

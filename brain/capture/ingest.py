@@ -20,7 +20,8 @@ from pathlib import Path
 
 from brain.capture.candidates import MemoryCandidate, slug_filename
 from brain.capture.causal import link_causes
-from brain.capture.currency import TOOLS_LINE, Change, resolve_open_changes, session_changes, supersede_stale
+from brain.capture.currency import (TOOLS_LINE, Change, left_to_tools, resolve_open_changes, session_changes,
+                                    supersede_stale)
 from brain.capture.echoes import commits_with_values, without_echoes
 from brain.capture.extract import extract_memories
 from brain.capture.layers import session_layers
@@ -237,7 +238,8 @@ def capture_transcript(store, transcript_path, *, session_id: str | None = None,
     report.turns, report.memories = len(turns), len(memories)
     try:
         fresh = _keep_apart(store, _new_memories(store, memories, project.id, sid), sid)
-        changes = resolve_open_changes(store.root, project.id, session_changes(live))
+        said = session_changes(live)
+        changes = left_to_tools(resolve_open_changes(store.root, project.id, said), said, setting_changes, live)
         _record_settings(turns, kept, sid)
         pairs = [Change(old, new, c.turn.timestamp, c.turn) for c in setting_changes for old, new in value_pairs(c)]
         _record_changes(turns, changes + pairs, sid)

@@ -84,7 +84,7 @@ def user_prompt_submit(inp, exiting=False):
     from brain.recall.recall import recall  # not loaded by the other hooks
 
     result = recall(root, inp.prompt, project=context.project.id, max_sensitivity=limit_from_env(),
-                    exiting=exiting)
+                    exiting=exiting, typed=True)
     if result.items:
         from brain.safety.fence import fence  # only when something was recalled
 

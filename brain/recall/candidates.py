@@ -49,6 +49,26 @@ def find(conn, prompt, project, total: int) -> Found:
     return found
 
 
+# Kinds of memory someone chose to keep or capture distilled (not the verbatim turns, commits, session records).
+CURATED = frozenset(("change", "consolidated", "correction", "decision", "learning", "preference", "request",
+                     "memory"))
+
+
+def keep_curated(conn, found) -> None:
+    """Leave in `found` only the memories of a CURATED kind."""
+    rowids = list(set(found.text) | set(found.matched) | set(found.file_rows))
+    kept = set()
+    for i in range(0, len(rowids), weights.ROWID_BATCH):
+        part = rowids[i:i + weights.ROWID_BATCH]
+        kept.update(r for (r,) in conn.execute(
+            f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))}) AND +kind IN "
+            f"({','.join('?' * len(CURATED))})", (*part, *sorted(CURATED))))
+    found.text = {r: v for r, v in found.text.items() if r in kept}
+    found.matched = {r: v for r, v in found.matched.items() if r in kept}
+    found.file_rows = {r for r in found.file_rows if r in kept}
+    found.dated, found.open_work, found.valued = set(), [], False  # (those were found among every kind)
+
+
 def absent_idf(total: int) -> float:
     """The IDF of a word no memory holds: it weighs most."""
     return math.log(1 + (total + 0.5) / 0.5)

@@ -83,6 +83,23 @@ outstanding open todo todos count number invocation invocations many""".split())
 HISTORY_WORDS = frozenset("we our ours did was were had current currently still anymore again earlier previously ago "
                           "yesterday".split())  # not "us": us-east-1
 
+# A prompt asks (rather than gives work) when it has a question mark, or it or one of its clauses opens with one of
+# these ("which port ...", "the deploy failed once, what was the fix").
+QUESTION_OPENERS = frozenset("what whats which why how when where who whose whom is are was were do does did can "
+                             "could should would will shall may might has have had am any anything".split())
+# Words before a clause's first word that say nothing of its form ("please fix ...", "ok so why ...").
+CLAUSE_LEADS = frozenset("please pls ok okay so now hey hi and then alright also but".split())
+# A prompt asking memory in so many words, whatever its form ("remind me the staging host").
+RECALLING = frozenset("remind remember recall".split())
+
+# Verbs that open work without saying what it is about ("Fix the failing test", "Add type hints to load_config"):
+# in a prompt giving work they are no topic; "fix" alone finds every error memory's "fixed by". A verb naming the
+# work itself (deploy, commit, migrate, release) stays a topic.
+WORK_VERBS = frozenset("""fix add make write update change create remove delete rename convert explain implement
+refactor improve clean check look try help show give tell describe suggest recommend summarise summarize translate
+use put set get do let go continue start finish keep run bump edit modify rewrite replace review test debug find
+generate draft list print format sort split merge move extend reduce increase lower raise open read""".split())
+
 # Two-word verbs a person types for one idea ("log in", "set up"): read as the one word the lexicon knows.
 PHRASES = {("log", "in"): "login", ("logged", "in"): "login", ("logging", "in"): "login", ("sign", "in"): "signin",
            ("signed", "in"): "signin", ("signing", "in"): "signin", ("sign", "up"): "signup", ("set", "up"): "setup",

@@ -3,7 +3,8 @@ for. No `re` and no `datetime` unless the prompt may hold a date (the prompt hoo
 import time
 
 from brain.recall import weights
-from brain.recall.lexicon import FRAMING, HISTORY_WORDS, PHRASES, asked_values
+from brain.recall.lexicon import (CLAUSE_LEADS, FRAMING, HISTORY_WORDS, PHRASES, QUESTION_OPENERS, RECALLING,
+                                  WORK_VERBS, asked_values)
 from brain.util.text import STOPWORDS, UPPER, WORD_CHARS, Blanks
 from brain.util.text import words as word_runs
 
@@ -62,7 +63,7 @@ class Clock:
 class Prompt:
     """What ranking needs from the prompt: its words, the names and dates it mentions, the files it names."""
 
-    def __init__(self, text: str, files, now):
+    def __init__(self, text: str, files, now, typed: bool = False):
         if len(text) > weights.PROMPT_HEAD + weights.PROMPT_TAIL:  # a pasted log: its start and the question after
             text = text[:weights.PROMPT_HEAD] + "\n" + text[-weights.PROMPT_TAIL:]
         self.text = text
@@ -91,9 +92,11 @@ class Prompt:
         self.stated_kinds = stated_kinds(self.wants)  # what a memory's value_kinds holds when it states one
         self.why = "why" in runs  # a reason: said before the decision or change it explains
         self.asks_history = not HISTORY_WORDS.isdisjoint(runs)  # "why did we ...?": about the work done together
+        verbs = None if self.asks_history or not typed else work_verbs(undated)
+        self.gives_work = verbs is not None  # what it asks to do is no topic: "fix" finds every "fixed by"
         for pair, one in PHRASES.items():  # "log in" is one idea: login
             runs = _joined(runs, pair, one)
-        framing = asking | FRAMING
+        framing = asking | FRAMING | ((verbs or set()) & WORK_VERBS) | _digit_fragments(undated, self.gives_work)
         if extensions:  # "see comments/models.py": the file is matched by name; "py" alone is no topic
             framing |= {ext for ext, count in extensions.items() if runs.count(ext) <= count}
         for i, word in enumerate(runs):
@@ -105,6 +108,54 @@ class Prompt:
         self.lower_words = set(word_runs(text.lower()))
         self.names = _capitalised(text)
         self.weak = False  # set by ranking: the best memory holds little of the prompt
+
+
+def _digit_fragments(text: str, versions: bool) -> set:
+    """Single digits that stand only inside a longer token: each matches nearly every memory of a store of versions
+    and times, and says nothing alone. A version's ("django 5.1") only when `versions` (work to do: "bump it to
+    1.4.0" names the new value, which no memory holds yet); always those of other tokens ("^\\d{3}-\\d{4}$")."""
+    if not any(ch.isdigit() for ch in text):
+        return set()
+    inside, alone = set(), set()
+    for token in text.lower().split():
+        runs = word_runs(token)
+        digits = {run for run in runs if len(run) == 1 and run.isdigit()}
+        if len(runs) == 1:
+            alone.update(digits)
+        elif versions or not all(ch.isalnum() or ch in ".,?!" for ch in token):
+            inside.update(digits)
+    return inside - alone
+
+
+def work_verbs(text: str):
+    """The words that open the clauses of a prompt giving work ("Fix the failing test in tests/test_parser.py",
+    "could you bump the version to 1.4.0?", "run the linter, then fix what it reports": fix; bump; run, fix), or
+    None when it asks something: a clause of it opens with a question word or ends with a question mark, other than
+    a request ("can you ...?"), or it asks memory in so many words ("remind me ...")."""
+    lowered = text.lower()
+    if not RECALLING.isdisjoint(word_runs(lowered)):
+        return None
+    verbs = set()
+    pieces = lowered.split("?")
+    for at, piece in enumerate(pieces):
+        # a sentence's full stop ends a clause, the dots of "utils.py" and "1.4" do not
+        clauses = [c for c in piece.replace(". ", "\n").replace(".\n", "\n").translate(_CLAUSE_BREAKS).split("\n")
+                   if not c.isspace()]
+        for number, clause in enumerate(clauses):
+            runs = word_runs(clause)
+            while runs and runs[0] in CLAUSE_LEADS:
+                runs = runs[1:]
+            if runs[:1] and runs[0] in _REQUESTING and runs[1:2] == ["you"]:
+                runs = runs[2:]  # "can you look at the test?" asks for work
+            elif runs[:1] and (runs[0] in QUESTION_OPENERS or (at < len(pieces) - 1 and number == len(clauses) - 1)):
+                return None  # a question word, or the clause the question mark ends
+            if runs:
+                verbs.add(runs[0])
+    return verbs
+
+
+_CLAUSE_BREAKS = str.maketrans(",;:!", "\n\n\n\n")
+_REQUESTING = frozenset(("can", "could", "would", "will"))
 
 
 def stated_kinds(wanted: set) -> set:

@@ -6,6 +6,8 @@ Reads only index/search.db, in four steps, each in its own module:
    in the store to discriminate are left out. Memories of the days, files and open work the prompt names.
    Another project's memory never (`project=None` ranks every project alike), the person's own (scope user or
    global) in every project.
+   A prompt the person typed that gives work ("fix the failing test") rather than asks is answered only by
+   curated memories (decisions, changes, preferences, corrections, learnings), never the record of turns.
 2. The gate (gate.py): is anything worth injecting? When no memory covers enough of the prompt's distinctive
    words in any of the ways gate.reason_to_inject lists, nothing is returned.
 3. Weighing (scoring.py): a text score weighted by the share of the prompt its memory holds; a turn also scores
@@ -32,12 +34,14 @@ _LEFT_OPEN = []  # connections of a process about to leave (recall's `exiting`)
 
 def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, depth="full",
            max_sensitivity="medium", files=(), now=None, track=True, exiting=False, chunk_type=None,
-           since=None) -> RecallResult:
+           since=None, typed=False) -> RecallResult:
     """The memories under `root` that answer `query`, best first within `budget_tokens` (see the module doc).
     `chunk_type`, `since` (a normalized timestamp): only memories of that type, or made since then, are ranked.
     `now`: a datetime (naive means UTC) or epoch seconds; the current time by default. `exiting`: the process
     leaves through os._exit right after (the prompt hook), so the read-only index is left open: closing it
-    (unmapping it, freeing its page cache) cost ~0.8 ms of the hook at 100,000 memories (bench/run.py)."""
+    (unmapping it, freeing its page cache) cost ~0.8 ms of the hook at 100,000 memories (bench/run.py). `typed`:
+    `query` is what the person typed to Claude (the prompt hook), not a search of memory: work it gives ("fix the
+    failing test") is answered only by curated memories (Prompt.gives_work)."""
     if depth != "full":  # the prompt hook's depth; another is checked against the list, loaded only for it
         from brain.recall.depth import DEPTHS  # the depths' own module: the prompt hook's "full" needs none of it
 
@@ -58,7 +62,7 @@ def recall(root, query: str, *, project=None, limit=None, budget_tokens=None, de
         return empty
     try:
         conn.row_factory = sqlite3.Row
-        prompt = Prompt(query, tuple(files or ()), now)
+        prompt = Prompt(query, tuple(files or ()), now, typed)
         ranked, considered = rank(conn, prompt, project, max_sensitivity, now,
                                   candidates.value_changes(conn, project), Only(chunk_type, since))
         # A prompt that only touches the store (a word or two of it) gets a short context: if it asked about
@@ -90,12 +94,14 @@ def rank(conn, prompt, project, max_sensitivity, now, changes=(), only=None):
     if not total:
         return [], 0
     found = candidates.find(conn, prompt, project, total)
+    if prompt.gives_work:  # work to do: what the person chose to keep about such work, not the record of it
+        candidates.keep_curated(conn, found)
     cover = gate.Coverage(found, total)
     if gate.reason_to_inject(conn, found, cover, prompt.wants) is None:
         return [], 0
     from brain.recall import scoring  # past the gate only: most prompts stop there (~0.3 ms of the prompt hook)
 
-    prompt.weak = cover.best < weights.STRONG_SHARE \
+    prompt.weak = prompt.gives_work or cover.best < weights.STRONG_SHARE \
         and not (found.file_rows or found.open_work or found.dated or prompt.asks_history)
     found.text = scoring.by_share_held(found.text, cover.share)
     scores = scoring.starting_scores(conn, found, prompt)
@@ -106,6 +112,8 @@ def rank(conn, prompt, project, max_sensitivity, now, changes=(), only=None):
     ranked = weighing.with_changes(weighing.weigh(best, scores), scores)
     if only:
         ranked = [r for r in ranked if only.matches(r[1])]  # a change a replaced value brought
+    if prompt.gives_work:
+        ranked = [r for r in ranked if r[1]["kind"] in candidates.CURATED]
     ranked.sort(key=lambda r: (r[0], r[1]["created"]), reverse=True)
     floor = ranked[0][0] * weights.RELATIVE_MIN if ranked else 0.0
     return [r for r in ranked if r[0] >= floor], len(scores)

@@ -37,6 +37,8 @@ _PASSWORD_SYMBOLS = frozenset("!#$%&*;?^~|()[]{}<>,'\"`")
 # A sed or perl substitution given as one quoted argument (`sed -i 's/limit=5/limit=15/' .env`): an edit, not a key.
 _SUBSTITUTION = re.compile(r"(?:s|y|tr)([/|#:,@!])(?:(?!\1).){1,400}\1(?:(?!\1).){0,400}\1[a-zA-Z0-9]{0,4}")
 _SEPARATORS = re.compile(r"[-_/.]+")
+# A name's part: letters then a number, or a number then a unit ("fp16", "len256", "a100", "80gb")
+_MARKED_PART = re.compile(r"[a-z]{1,8}[0-9]{0,5}|[0-9]{1,5}[a-z]{0,3}")
 # A time written in an id ("garden-20261128T094512Z-cba6", "backup_2026-11-28T09:45Z_3f"): the rest decides.
 _STAMP = re.compile(r"\d{8}T\d{4,6}Z?|\d{4}-\d{2}-\d{2}(?:T\d{2}:?\d{2}(?::?\d{2})?Z?)?")
 _VOWELS = frozenset("aeiouAEIOU")
@@ -198,6 +200,9 @@ def alone_token_kind(token):
            or len(part) <= 3 and part.isalnum() and part.islower() for part in parts) \
             and sum(len(part) for part in parts if part.isalpha() and len(part) >= 3) >= len(value) // 2:
         return None  # words and a short mark ("q2-staging-dedupe", "k8s-node-pools", "s3-backup"): a name
+    if len(parts) >= 3 and all(_MARKED_PART.fullmatch(part) for part in parts) \
+            and any(part.isalpha() and len(part) >= 4 for part in parts):
+        return None  # a run's or machine's name of marks and a word ("c4-fp16-len256-seeds"): no draw is so tidy
     prefix = _PREFIX.match(value)
     body = value[prefix.end():] if prefix else value
     unstamped = _STAMP.sub("", body)

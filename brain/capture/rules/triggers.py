@@ -131,8 +131,10 @@ def save_to_memory(sentence: Sentence, said: Said) -> str | None:
 
 
 _INSTRUCTION = re.compile(
-    r"^(?:please\s+)?(?:you should\s+|you must\s+|make sure (?:to|you)\s+)?(?P<word>always|never)\s+(?P<next>[\w'-]+)"
-    r"|\bfrom now on\b|\bgoing forward\b|^(?:please\s+)?(?:do not|don't) ever\b"
+    r"^(?:and\s+|but\s+|also\s+)?(?:please\s+)?(?:you should\s+|you must\s+|make sure (?:to|you)\s+)?"
+    r"(?P<word>always|never)\s+(?P<next>[\w'-]+)"
+    r"|\bfrom now on\b|\bgoing forward\b|^(?:and\s+|but\s+|also\s+)?(?:please\s+)?(?:do not|don't) ever\b"
+    r"|^(?:and\s+|but\s+|also\s+)?(?:please\s+)?(?:do not|don't)\s+\w+(?:[ \t]+\w+){0,4},[ \t]*ever\b"
 )
 # "Always good to hear", "Never saw it coming": chat, not instructions. An instruction's next word is a verb.
 _NOT_INSTRUCTION_NEXT = frozenset(
@@ -154,9 +156,10 @@ def is_instruction(sentence: Sentence) -> bool:
 
 
 @rule(REQUEST, catches=["From now on, run the linter before every commit.", "Always use absolute imports in this repo.",
-                        "Never push directly to main.", "Going forward, tag every release."],
+                        "Never push directly to main.", "Going forward, tag every release.",
+                        "And don't touch the lockfile, ever."],
       leaves=["Never mind, it works now.", "Always good to hear!", "It never worked on Windows anyway.",
-              "What should we do from now on?", "Never saw that coming."])
+              "What should we do from now on?", "Never saw that coming.", "Don't know if it ever worked."])
 def standing_instruction(sentence: Sentence, said: Said) -> str | None:
     """A standing rule ("always ...", "never ...", "from now on ..."): the sentence as said."""
     if sentence.is_question or not is_instruction(sentence) or word_count(sentence.text) < 3:

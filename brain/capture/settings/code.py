@@ -17,6 +17,9 @@ two values (two calls alike: which one a person means is unknown); a job list's 
 keys known before (latest.Known.resolve). Variables are left alone: code assigns them all the time (`count = 0`), a
 constant or an argument written out is what a person sets.
 
+A typed declaration is one too (`static final int MAX_RETRIES = 5;`, `const int MaxRetries = 5;`, `constexpr
+uint32_t kSampleMs = 45000;`), and so is a C or C++ macro given a literal (`#define MQTT_PORT 8884`).
+
 In a shell script (a SLURM batch file, a deploy script), a long option given one value (`#SBATCH
 --partition=h100`: `--partition`) and a variable given a literal (`REGION=eu-west-1`). In a notebook's cell,
 any name given a literal: a cell of parameters (`lr = 3e-4`); a whole notebook's JSON, its code cells.
@@ -32,11 +35,19 @@ _UNIT = r"(?:[a-z]\w{0,20}\.[A-Z]\w{0,30}|[A-Z][A-Z_]{1,30})"
 _PRODUCT = rf"(?:{_NUMBER}(?:[ \t]*\*[ \t]*{_NUMBER})*[ \t]*\*[ \t]*{_UNIT}|{_UNIT}[ \t]*\*[ \t]*{_NUMBER}" \
            rf"|{_NUMBER}(?:[ \t]*\*[ \t]*{_NUMBER})+|\d+\.(?:milli)?(?:seconds?|minutes?|hours?|days?|weeks?|months?" \
            rf"|years?|bytes?|kilobytes?|megabytes?|gigabytes?)\b)"
-_LITERAL = rf"""({_PRODUCT}|{_NUMBER}[A-Za-z]{{0,3}}|"[^"\n]*"|'[^'\n]*'|true|false|True|False)"""
+_LITERAL = rf"""({_PRODUCT}|0[xX][0-9A-Fa-f]{{1,16}}|{_NUMBER}[A-Za-z]{{0,3}}|"[^"\n]*"|'[^'\n]*'|true|false|True|""" \
+           r"""False)"""
 _MODIFIERS = r"(?:(?:export|pub(?:\(crate\))?|let|var|val|final|static|public|private|protected|internal|readonly|" \
              r"override|lateinit)\s+)*"
-_CONSTANT = re.compile(rf"^\s*{_MODIFIERS}(const\s+)?{_MODIFIERS}([A-Za-z_]\w{{1,60}})"
+# The type a C, C++, Java or C# declaration gives before the name (`uint32_t`, `const char*`, `List<String>`)
+_TYPE = r"(?:[A-Za-z_]\w{0,30}(?:(?:::|\.)\w{1,30}){0,4}(?:<[\w:<>, .?]{0,40}>)?(?:\[\])?[ \t]*[*&]?[ \t]+)?"
+_CONSTANT = re.compile(rf"^\s*{_MODIFIERS}(const\s+|constexpr\s+)?{_MODIFIERS}{_TYPE}([A-Za-z_]\w{{1,60}})"
                        rf"\s*(?::\s*[\w<>\[\].?, ]{{1,40}})?\s*:?=\s*{_LITERAL}\s*[;,]?\s*(?:(?://|#).*)?$")
+# C's and C++'s `#define MQTT_PORT 8884` (a value in parentheses too: `#define SAMPLE_MS (45 * 1000)`)
+_DEFINE = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+([A-Z][A-Z0-9_]{{2,60}})[ \t]+(?:{_LITERAL}|\({_LITERAL}\))"
+                     rf"[ \t]*(?:(?://|/\*).*)?$")
+# An integer's C suffix (`90UL`, `2048u`): the number is what a person set
+_C_SUFFIX = re.compile(r"^(\d+)[uUlL]{1,3}$")
 _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]{1,40})=([\w.:/@+-]{1,80})(?![\w.:/@+=,-])")
 _SHELL_VARIABLE = re.compile(r"^\s*(?:export\s+)?([A-Z][A-Z0-9_]{1,60})=(\"[^\"$`]*\"|'[^']*'|[\w.:/@+-]+)\s*(?:#.*)?$")
 
@@ -97,6 +108,12 @@ def read_constants(text: str) -> dict:
                 found[name] = value
     for name, value in read_within_lines(text).items():
         found.setdefault(name, value)
+    if "#" in text:
+        for name, value in read_matching(text, _DEFINE, groups=(1, 2), marks=("//", "/*")).items():
+            found[name] = value
+        for name, value in read_matching(text, _DEFINE, groups=(1, 3), marks=("//", "/*")).items():
+            found[name] = value
+    found = {name: _C_SUFFIX.sub(r"\1", value) for name, value in found.items()}
     return {name: value.replace("_", "") if value[:1].isdigit() else value for name, value in found.items()}
 
 

@@ -51,6 +51,8 @@ _BY_SUFFIX = (
     (".py", "code"), (".ts", "code"), (".tsx", "code"), (".js", "code"), (".jsx", "code"), (".mjs", "code"),
     (".cjs", "code"), (".go", "code"), (".rs", "code"), (".rb", "code"), (".kt", "code"), (".java", "code"),
     (".cs", "code"), (".swift", "code"), (".scala", "code"), (".ex", "code"), (".php", "code"), (".dart", "code"),
+    (".h", "code"), (".hh", "code"), (".hpp", "code"), (".hxx", "code"), (".c", "code"), (".cc", "code"),
+    (".cpp", "code"), (".cxx", "code"), (".ino", "code"),
     (".ipynb", "notebook"), (".csproj", "msbuild"), (".fsproj", "msbuild"), (".vbproj", "msbuild"),
     (".props", "msbuild"),
 )
@@ -173,8 +175,14 @@ def same_family(a: str, b: str) -> bool:
 
 def project_wide(path: str, key: str) -> bool:
     """Whether `key` holds for the whole project whichever file sets it: a database job or setting or column (SQL,
-    or a migration in code), a tool's version seen in a command's output (no path)."""
+    or a migration in code), a tool's version seen in a command's output (no path), a C or C++ header's macro or
+    constant (every file including the header sees one `MQTT_PORT`, whichever header defines it)."""
     if not path:
         return True
     kind = format_of(path)
+    if kind == "code" and file_name(path).lower().endswith(_HEADERS):
+        return key.isupper()
     return (kind == "sql" and sql_wide_key(key)) or (kind == "code" and schema_key(key))
+
+
+_HEADERS = (".h", ".hh", ".hpp", ".hxx")

@@ -93,6 +93,15 @@ _DBT_INSTALLED = re.compile(rf"\bInstalled from (?:version|revision)[ \t]+{_V}[ 
 _NUGET = re.compile(rf"\bpackage[ \t]+'([\w.-]+)'[ \t]+version[ \t]+'{_V}'")
 
 
+_DEBIAN_REVISION = re.compile(r"-[0-9][\w.+~]*$")
+
+
+def _upstream(version: str) -> str:
+    """A Debian package's version without its revision: `20.11.1` of `20.11.1-1nodesource1`, `1.24.0` of
+    `1.24.0-2ubuntu1`."""
+    return _DEBIAN_REVISION.sub("", version)
+
+
 def _package_key(name: str) -> str:
     return name.lower().replace("_", "-")
 
@@ -133,8 +142,8 @@ def installed_versions(command: str, output: str) -> dict:
                 found[_package_key(m.group(1))] = (m.group(2), m.group(3))
         for m in _WAS.finditer(line):
             found[_package_key(m.group(1))] = (m.group(3), m.group(2))
-        for m in _OVER.finditer(line):
-            found[_package_key(m.group(1))] = (m.group(3), m.group(2))
+        for m in _OVER.finditer(line):  # dpkg's: the upstream version without the package's revision
+            found[_package_key(m.group(1))] = (_upstream(m.group(3)), _upstream(m.group(2)))
         if "->" in line or "=>" in line or "\u2192" in line or "(was" in line:
             continue
         spaced = _SPACED.match(line)
