@@ -541,6 +541,42 @@ def test_words_a_change_of_their_exchange_holds_are_no_memory_of_their_own(tmp_p
         c.content for c in change_memories(store)]
 
 
+def test_a_decision_in_no_word_its_change_lacks_is_no_memory_of_its_own(tmp_path, store, project):
+    """The reply's "Default seed is 1234." names the key and the value, and says nothing the change's memory
+    ("seed = 1234 (was 42) in conf/config.yaml", asked: "default 1234 ...") does not; "0 6 * * * (06:00 UTC, so
+    7am in summer)" says when that is, and stays."""
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Set it up."), Assistant("Written.", [Write("conf/config.yaml", "seed: 42\nepochs: 3\n"),
+                                                             Write("wrangler.toml", 'crons = ["0 7 * * *"]\n')])]),
+        ("s2", 2, [User("default 1234, the same seeds as the paper"),
+                   Assistant("Default seed is 1234.", [Edit("conf/config.yaml", "seed: 42", "seed: 1234")]),
+                   User("move the digest an hour earlier"),
+                   Assistant("The digest cron is now 0 6 * * * (06:00 UTC, so 7am in summer).",
+                             [Edit("wrangler.toml", '"0 7 * * *"', '"0 6 * * *"')])]),
+    ], files={})
+    assert "seed = 1234 (was 42) in conf/config.yaml" in stated(store), stated(store)
+    kept = said_in_words(store)
+    assert not any("Default seed" in text for text in kept), kept
+    assert any("06:00 UTC" in text for text in kept), kept
+
+
+def test_a_change_replaces_only_the_memories_of_its_own_file_or_family(tmp_path, store, project):
+    """Two model configs of one folder (Hydra's conf/model/) are alternatives, not variants of one file: taking
+    deberta back to 128 tokens leaves roberta's 256, changed in the same turn as deberta's first change."""
+    capture(tmp_path, store, project, [
+        ("s1", 20, [User("Model configs."), Assistant("Written.", [
+            Write("conf/model/roberta.yaml", "name: roberta-base\nmax_length: 128\n"),
+            Write("conf/model/deberta.yaml", "name: deberta-v3-base\nmax_length: 128\n")])]),
+        ("s2", 9, [User("256 tokens for both."), Assistant("Done.", [
+            Edit("conf/model/roberta.yaml", "max_length: 128", "max_length: 256"),
+            Edit("conf/model/deberta.yaml", "max_length: 128", "max_length: 256")])]),
+        ("s3", 2, [User("deberta back to 128, leave roberta alone"), Assistant("Done.", [
+            Edit("conf/model/deberta.yaml", "max_length: 256", "max_length: 128")])]),
+    ], files={})
+    assert {"max_length = 256 (was 128) in conf/model/roberta.yaml",
+            "max_length = 128 (was 256) in conf/model/deberta.yaml"} <= set(stated(store)), stated(store)
+
+
 def test_a_new_migration_changes_a_column_an_earlier_file_set(tmp_path, store, project):
     """A column is one per database: the migration a later session writes changes the default the schema file
     (another folder) set (the migration says from what), and the type an earlier migration of its folder set."""

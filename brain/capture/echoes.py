@@ -12,8 +12,8 @@ from the words used:
 - A request, decision, preference or correction is no memory of its own when a change its exchange made (the
   person's message and the replies up to the next one) already holds it: the change quotes the same sentence as
   its request, or the sentence states the change's new value without naming its key ("just use 5433", "move ours
-  to 8443": said in words, the subject is only in the file). The change memory says what it is about, the turn
-  keeps the words.
+  to 8443": said in words, the subject is only in the file), or in no word the change's memory lacks ("Default seed
+  is 1234."). The change memory says what it is about, the turn keeps the words.
 """
 from dataclasses import replace
 
@@ -22,7 +22,8 @@ import re
 from brain.capture.novelty import content_words, values
 from brain.capture.rules.tool_events import commits
 from brain.capture.tools.records import key_words, request, value_pairs
-from brain.util.text import clip, holds_value
+from brain.util.text import STOPWORDS, clip, holds_value
+from brain.util.text import words as word_runs
 
 COMMIT_VALUES = 3  # changes named in one commit's memory at most: a rewrite of a whole file changes dozens
 KEY_CHARS = 40  # a longer key path is named by its last part (`concurrency` of `worker.deploy.env.concurrency`)
@@ -96,10 +97,11 @@ def without_echoes(candidates, changed=(), turns=()) -> list:
     exchange_of = _exchanges(turns)
     by_exchange = _changes_by_exchange([change for change, _ in changed], exchange_of)
     asked = {id(change): request(change, turns) for change, _ in changed} if by_exchange else {}
+    memory_words = {id(change): _words(text) for change, text in changed} if by_exchange else {}
     return [c for c in candidates
             if not (_is(c, "todo") and any(_repeats(content_words(c.content.split(":", 1)[-1]), other)
                                            for other in said))
-            and not _said_by_change(c, by_exchange.get(exchange_of.get(c.source_uuid), ()), asked)]
+            and not _said_by_change(c, by_exchange.get(exchange_of.get(c.source_uuid), ()), asked, memory_words)]
 
 
 _IN_WORDS = frozenset("request correction preference decision".split())
@@ -125,10 +127,12 @@ def _changes_by_exchange(changes, exchange_of: dict) -> dict:
     return out
 
 
-def _said_by_change(candidate, changes, asked: dict) -> bool:
+def _said_by_change(candidate, changes, asked: dict, memory_words: dict) -> bool:
     """Whether a statement in words only says again what a change of its exchange holds (module doc): the change
     quotes whole the sentence it came from and all it says, or the statement gives the change's new value and names
-    no word of the change's key or file ("backup" names `keep_all_backups_for_days`, "signin" names `signIn`)."""
+    no word of the change's key or file ("backup" names `keep_all_backups_for_days`, "signin" names `signIn`), or
+    gives it in no word the change's memory lacks ("Default seed is 1234." beside `seed = 1234 (was 42) in
+    conf/config.yaml (asked: "default 1234, ...")`)."""
     if candidate.kind not in _IN_WORDS or not changes:
         return False
     sentence = " ".join((candidate.statement or "").split())
@@ -137,7 +141,20 @@ def _said_by_change(candidate, changes, asked: dict) -> bool:
     if any(_quotes(asked[id(change)], sentence) and _quotes(asked[id(change)], said) for change in changes):
         return True  # the change's memory holds what it says whole, with the key and both values
     stated = [change for change in changes if any(holds_value(said, new) for new in _new_values(change))]
+    if any(_within(_words(said), memory_words.get(id(change), set())) for change in stated):
+        return True
     return bool(stated) and not any(_names(change, said, words) for change in stated)
+
+
+def _words(text: str) -> set:
+    """The words of `text` that say something: three letters or more and no stopword, or holding a digit."""
+    return {w for w in word_runs(text.lower()) if (len(w) >= 3 and w not in STOPWORDS) or any(c.isdigit() for c in w)}
+
+
+def _within(words: set, other: set) -> bool:
+    """Whether every one of `words` is in `other`, or shares its start with a word there ("workers", "worker")."""
+    return bool(words) and all(w in other or (len(w) >= 4 and any(o.startswith(w) or w.startswith(o)
+                                                                  for o in other if len(o) >= 4)) for w in words)
 
 
 def _new_values(change) -> list:

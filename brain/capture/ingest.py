@@ -414,7 +414,13 @@ def _supersede_changed_values(store, project_id: str, changes, stored, sid: str)
     def chunk_of_turn(change):  # the turn's first chunk (ids derive from keys: see turn_specs)
         return by_key.get(key_hash(_turn_key(sid, change.turn)))
 
-    return supersede_stale(store, project_id, changes, chunk_of_turn)
+    # A change memory is replaced by a later change of its key in its file or family (_supersede_by_change_memories):
+    # `max_length = 128` edited in conf/model/deberta.yaml is no change of roberta.yaml's. A value without its key
+    # (`0 5 * * *` -> `30 4 * * *`, a package swapped for another) still replaces it, whatever the key is called now.
+    keyed = [change for change in changes if " = " in (change.old or "")]
+    unkeyed = [change for change in changes if " = " not in (change.old or "")]
+    return supersede_stale(store, project_id, keyed, chunk_of_turn, spare=("change",)) + \
+        supersede_stale(store, project_id, unkeyed, chunk_of_turn)
 
 
 def _session_record_spec(store, record, sid, project, transcript_path, fallback_time, layers=None) -> tuple:

@@ -115,8 +115,9 @@ _STATUS_WORDS = frozenset("passed failed failing fail failure failures error err
                           "checks check pass warn warning warnings done completed complete build with exception "
                           "process exit code task step files file run runs found fixed remaining ok summary "
                           "collected succeeded assertions assertion suites suite examples example pending specs "
-                          "duration time seconds".split())
-_STATUS_FORMS = re.compile(r"^make(?:\[\d+\])?: \*\*\*|^(?:---\s*)?FAIL\b|\bTask :\S+ FAILED\b|(?<!\.)\.{3,}\s*Failed$|"
+                          "duration time seconds took elapsed".split())
+_STATUS_FORMS = re.compile(r"^make(?:\[\d+\])?: \*\*\*|^\*\*\* \[[^\]]*\] Error \d+|^(?:---\s*)?FAIL\b|"
+                           r"\bTask :\S+ FAILED\b|(?<!\.)\.{3,}\s*Failed$|"
                            r"^npm ERR! code\b|^ERR_PNPM_\w+$|^(?:\S+\s)?ELIFECYCLE\b|"
                            # a checker's count of what it found: "svelte-check found 1 error and 0 warnings in 1 file",
                            # tsc's "Found 3 errors in 2 files.", eslint's "5 problems (5 errors, 0 warnings)"
@@ -135,7 +136,15 @@ def _says_why(line: str) -> bool:
                             "named 'responses'", gives="ModuleNotFoundError: No module named 'responses'"),
                        Case("E   AssertionError: assert 3 == 4\n1 failed, 3 passed in 0.52s",
                             gives="AssertionError: assert 3 == 4"),
-                       Case("KeyError:\n'plan_id'", gives="KeyError: 'plan_id'")],
+                       Case("KeyError:\n'plan_id'", gives="KeyError: 'plan_id'"),
+                       Case("src/main.cpp:4:10: fatal error: secrets.h: No such file or directory\n"
+                            "===== [FAILED] Took 3.41 seconds =====",
+                            gives="src/main.cpp:4:10: fatal error: secrets.h: No such file or directory"),
+                       Case("build (esp32)\tBuild\t2024-03-23T21:14:55.6820015Z src/net.cpp:9:10: fatal error: "
+                            "secrets.h: No such file or directory\nbuild (esp32)\tBuild\t2024-03-23T21:14:55.70Z "
+                            "*** [.pio/build/esp32/src/net.cpp.o] Error 1\nbuild (esp32)\tBuild\t"
+                            "2024-03-23T21:14:55.73Z ===== [FAILED] Took 147.83 seconds =====",
+                            gives="src/net.cpp:9:10: fatal error: secrets.h: No such file or directory")],
       leaves=["Exit code 1", "Exit code 2\nwarning: 3 files reformatted", "1 failed, 3 passed in 0.52s",
               "FAILURE: Build failed with an exception.", "make: *** [Makefile:10: lint] Error 1",
               "##[error]Process completed with exit code 4.", "Tests 7 failed (7)", "404",
@@ -145,7 +154,7 @@ def _says_why(line: str) -> bool:
               "svelte-check found 1 error and 0 warnings in 1 file", "Found 3 errors in 2 files.",
               "✖ 5 problems (5 errors, 0 warnings)",
               "Failed: 8 failure(s), 0 warning(s) on 52 files. Last profile that met the validation criteria was "
-              "'min'."])
+              "'min'.", "========== [FAILED] Took 38.77 seconds =========="])
 def failure_line(output: str) -> str | None:
     """The line of a failed call's output that says what went wrong: the last error-looking line that is more than
     a status (a traceback ends with its exception; "1 failed, 3 passed" says only that it failed); a line ending
@@ -158,9 +167,15 @@ def failure_line(output: str) -> str | None:
 
 
 def output_lines(output: str) -> list:
-    """A tool output's non-blank lines, without pytest's "E   " prefix and Claude Code's "Exit code N" line."""
-    lines = [re.sub(r"^E\s{2,}", "", line.strip()) for line in output.splitlines() if line.strip()]
-    return [line for line in lines if not re.fullmatch(r"(?i)exit code \d+", line)]
+    """A tool output's non-blank lines, without pytest's "E   " prefix, a CI log's job, step and time stamp
+    (`gh run view --log`: "build\tCompile\t2024-03-23T21:14:55.68Z src/net.cpp:9:10: fatal error: ...") and Claude
+    Code's "Exit code N" line."""
+    lines = [re.sub(r"^E\s{2,}", "", _CI_LOG_PREFIX.sub("", line).strip()) for line in output.splitlines()
+             if line.strip()]
+    return [line for line in lines if line and not re.fullmatch(r"(?i)exit code \d+", line)]
+
+
+_CI_LOG_PREFIX = re.compile(r"^(?:[^\t\n]{0,80}\t[^\t\n]{0,80}\t)?\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z ?")
 
 
 # Routine tool refusals that teach nothing: Claude just reads the file again or the person said no.

@@ -142,8 +142,21 @@ def earlier_change_memories(conn, project_id, change, when: str, own_id: str) ->
             (project_id, change.key, when)).fetchall()
     except sqlite3.Error:
         return []
-    return [cid for cid, content, path in rows
-            if cid != own_id and content.startswith(f"{change.key} = ")
-            and not content.startswith(f"{change.key} = {change.new} (")
-            and (path == change.path or (path and change.path and same_family(path, change.path))
-                 or project_wide(change.path, change.key))]
+    out = []
+    for cid, content, path in rows:
+        path = _stated_path(content) or path  # the memory's own file: its turn may have set the key in others too
+        if cid != own_id and content.startswith(f"{change.key} = ") \
+                and not content.startswith(f"{change.key} = {change.new} (") \
+                and (path == change.path or (path and change.path and same_family(path, change.path))
+                     or project_wide(change.path, change.key)):
+            out.append(cid)
+    return list(dict.fromkeys(out))
+
+
+_STATED_PATH = re.compile(r"\) in (\S+?)(?: \(|$)")
+
+
+def _stated_path(content: str):
+    """The file a change memory names ("... (was 128) in conf/model/roberta.yaml (`max_length: 256`)"), or None."""
+    m = _STATED_PATH.search(content)
+    return m.group(1) if m else None
