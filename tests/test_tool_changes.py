@@ -577,6 +577,24 @@ def test_a_change_replaces_only_the_memories_of_its_own_file_or_family(tmp_path,
             "max_length = 128 (was 256) in conf/model/deberta.yaml"} <= set(stated(store)), stated(store)
 
 
+def test_a_command_printing_a_constant_it_changed_changes_that_constant(tmp_path, store, project):
+    """A bump script's output "FW_VERSION 0.4.0 -> 0.4.1" names include/version.h's FW_VERSION at the value it had:
+    the change of that constant (the memory of 0.4.0 is replaced), not of a package called fw-version."""
+    capture(tmp_path, store, project, [
+        ("s1", 20, [User("Version header."), Assistant("Written.", [
+            Write("include/version.h", '#pragma once\n#define FW_VERSION "0.3.0"\n')])]),
+        ("s2", 9, [User("call it 0.4.0"), Assistant("Done.", [
+            Edit("include/version.h", '"0.3.0"', '"0.4.0"')])]),
+        ("s3", 2, [User("release it, patch bump"), Assistant("Bumped and tagged.", [
+            Bash("git add -A && ./scripts/bump_version.sh patch",
+                 "FW_VERSION 0.4.0 -> 0.4.1 (tagged fw-v0.4.1)\nb3e9c40 fw: bump version to 0.4.1")])]),
+    ], files={})
+    live = stated(store)
+    assert any(text.startswith("FW_VERSION = 0.4.1 (was 0.4.0)") for text in live), live
+    assert not any(text.startswith("FW_VERSION = 0.4.0") for text in live), live
+    assert any("FW_VERSION 0.4.0 -> 0.4.1" in c.content for c in change_memories(store))  # the line printed
+
+
 def test_a_new_migration_changes_a_column_an_earlier_file_set(tmp_path, store, project):
     """A column is one per database: the migration a later session writes changes the default the schema file
     (another folder) set (the migration says from what), and the type an earlier migration of its folder set."""

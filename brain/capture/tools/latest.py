@@ -114,6 +114,7 @@ def settle(observations, known: Known) -> tuple:
     a migration a command wrote). A fragment's key is first completed (Known.resolve)."""
     kept, changes = {}, []
     for o in observations:
+        o = _printed_for_a_file(o, known)
         key = known.resolve(o.path, o.key)
         before = known.latest(o.path, key)
         if before is None and o.replaces:  # a new file that replaced another: the old file's value came before
@@ -131,12 +132,41 @@ def settle(observations, known: Known) -> tuple:
     return list(kept.values()), changes
 
 
+def _printed_for_a_file(o, known: Known):
+    """A command's output naming one of the project's keys with the value the key had, and a new one (a bump
+    script's "FW_VERSION 0.4.0 -> 0.4.1", read as a package `fw-version`): the change of that key, in its file."""
+    name = _printed_name(o)
+    if name is None:
+        return o
+    for key, entries in known._by_key.items():
+        path, value = entries[-1]
+        if path and _plain_name(key) == name and _same(value.strip("\"'v"), o.old.strip("\"'v")):
+            return o._replace(path=path, key=key)
+    return o
+
+
+def _printed_name(o):
+    """The name a command's output gave a value it changed (`fw-version` of `fw-version version`), or None."""
+    if o.path or not o.command or o.old is None or not o.key.endswith(" version"):
+        return None
+    return _plain_name(o.key[:-len(" version")]) or None
+
+
+def _plain_name(key: str) -> str:
+    return "".join(ch for ch in key.lower() if ch.isalnum())
+
+
 def load_known(root, project_id, observations) -> Known:
-    """The project's earlier settings for what `observations` touch, known before the first of them."""
+    """The project's earlier settings for what `observations` touch, known before the first of them (and the
+    constants a command's output may have named: `FW_VERSION` for `fw-version`)."""
     times = [normalize_timestamp(o.turn.timestamp) for o in observations if o.turn.timestamp]
     if not observations or not times:
         return Known()
     keys = {o.key for o in observations}
+    for o in observations:
+        name = o.key[:-len(" version")] if _printed_name(o) else None
+        if name:
+            keys |= {name, name.upper(), name.replace("-", "_"), name.replace("-", "_").upper()}
     keys |= {o.key.rsplit(".", 1)[-1] for o in observations}
     paths = {o.path for o in observations} | {o.replaces for o in observations if o.replaces}
     return Known.load(root, project_id, min(times), paths, keys)

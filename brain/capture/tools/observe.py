@@ -103,7 +103,8 @@ def _from_command(turn, use, root) -> list:
     kind = "pod " if _POD_COMMAND.search(use.command) else ""
     for package, (old, new) in installed.items():
         out.append(Observation(turn, "", f"{kind}{package} version", new, old, False, use.command,
-                               output_line(use.result, package, new)))
+                               output_line(use.result, package, new)
+                               or output_line(use.result, package.replace("-", "_"), new)))  # FW_VERSION
     return out
 
 
