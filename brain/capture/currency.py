@@ -21,6 +21,7 @@ from brain.capture.rules.said_changes import asked_values as _asked_values
 from brain.capture.rules.said_changes import stated_changes as _stated_changes
 from brain.capture.rules.said_changes import without_open_work as _without_open_work
 from brain.capture.tools.pairs import tool_changes
+from brain.capture.transcript import exchanges
 from brain.cpython.fast import sqlite3
 from brain.index.search_index import connect
 from brain.store.lifecycle import supersede
@@ -87,19 +88,16 @@ def left_to_tools(resolved, said, setting_changes, turns) -> list:
     to 6 replicas") whose old value was resolved from older memories but disagrees with the old value a tool change
     of the same exchange knows for that new value (`worker.replicaCount` 4 -> 6): the guess (the api's "5
     replicas") would mark true memories replaced."""
-    exchange, asked = {}, None
-    for turn in turns:
-        if turn.role == "user" and turn.text and not turn.is_sidechain:
-            asked = turn.uuid
-        exchange[id(turn)] = asked
+    exchange_of = exchanges(turns)
     known = {}  # exchange -> [(old, new)] its tool changes made
     for change in setting_changes:
         if change.old is not None:
-            known.setdefault(exchange.get(id(change.turn)), []).append((change.old, change.new))
+            known.setdefault(exchange_of.get(change.turn.uuid), []).append((change.old, change.new))
+    known.pop(None, None)  # a turn of no exchange (no uuid, or before the person's first message)
     opened = {(id(c.turn), c.new, c.subject) for c in said if c.old is None}
 
     def guessed_wrong(change) -> bool:
-        made = known.get(exchange.get(id(change.turn)), ()) if exchange.get(id(change.turn)) else ()
+        made = known.get(exchange_of.get(change.turn.uuid), ())
         same_new = [old for old, new in made if holds_value(change.new, new)]
         return bool(same_new) and not any(_agrees(change.old, old) for old in same_new)
 

@@ -22,6 +22,7 @@ import re
 from brain.capture.novelty import content_words, values
 from brain.capture.rules.tool_events import commits
 from brain.capture.tools.records import key_words, request, value_pairs
+from brain.capture.transcript import exchanges
 from brain.util.text import STOPWORDS, clip, holds_value
 from brain.util.text import words as word_runs
 
@@ -94,7 +95,7 @@ def without_echoes(candidates, changed=(), turns=()) -> list:
     if not others:
         return list(candidates)
     said = [content_words(text) for text in others]
-    exchange_of = _exchanges(turns)
+    exchange_of = exchanges(turns)
     by_exchange = _changes_by_exchange([change for change, _ in changed], exchange_of)
     asked = {id(change): request(change, turns) for change, _ in changed} if by_exchange else {}
     memory_words = {id(change): _words(text) for change, text in changed} if by_exchange else {}
@@ -105,17 +106,6 @@ def without_echoes(candidates, changed=(), turns=()) -> list:
 
 
 _IN_WORDS = frozenset("request correction preference decision".split())
-
-
-def _exchanges(turns) -> dict:
-    """Each turn's uuid -> the uuid of the person's message it belongs to (the last one at or before it)."""
-    out, asked = {}, None
-    for turn in turns:
-        if turn.role == "user" and turn.text and not turn.is_sidechain:
-            asked = turn.uuid
-        if turn.uuid:
-            out[turn.uuid] = asked
-    return out
 
 
 def _changes_by_exchange(changes, exchange_of: dict) -> dict:

@@ -82,6 +82,18 @@ _MANY_NEWLINES = re.compile(r"\n{3,}")
 _FORBIDDEN_OPEN = (_SYSTEM_REMINDER_OPEN, private.OPEN, _FENCE_OPEN)
 
 
+def exchanges(turns) -> dict:
+    """Each turn's uuid -> the uuid of the person's message it belongs to (the last one at or before it): the
+    person's message and the replies up to the next one are one exchange."""
+    out, asked = {}, None
+    for turn in turns:
+        if turn.role == "user" and turn.text and not turn.is_sidechain:
+            asked = turn.uuid
+        if turn.uuid:
+            out[turn.uuid] = asked
+    return out
+
+
 def _remove_spans(text: str, open_re: re.Pattern, close_re: re.Pattern) -> str:
     """Remove every span from an opening match to its closing match; an unclosed span removes the rest."""
     out = []

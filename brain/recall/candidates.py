@@ -56,13 +56,8 @@ CURATED = frozenset(("change", "consolidated", "correction", "decision", "learni
 
 def keep_curated(conn, found) -> None:
     """Leave in `found` only the memories of a CURATED kind."""
-    rowids = list(set(found.text) | set(found.matched) | set(found.file_rows))
-    kept = set()
-    for i in range(0, len(rowids), weights.ROWID_BATCH):
-        part = rowids[i:i + weights.ROWID_BATCH]
-        kept.update(r for (r,) in conn.execute(
-            f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))}) AND +kind IN "
-            f"({','.join('?' * len(CURATED))})", (*part, *sorted(CURATED))))
+    kept = set(rows_where(conn, set(found.text) | set(found.matched) | set(found.file_rows),
+                          f"+kind IN ({','.join('?' * len(CURATED))})", sorted(CURATED)))
     found.text = {r: v for r, v in found.text.items() if r in kept}
     found.matched = {r: v for r, v in found.matched.items() if r in kept}
     found.file_rows = {r for r in found.file_rows if r in kept}
@@ -351,16 +346,21 @@ def _other_projects(conn, rowids, project) -> list:
     if not project or not rowids or conn.execute("SELECT 1 FROM chunks WHERE project < ? OR project > ? LIMIT 1",
                                                  (project, project)).fetchone() is None:
         return []
-    rowids, out, batch = list(rowids), [], weights.ROWID_BATCH
-    for start in range(0, len(rowids), batch):
-        part = rowids[start:start + batch]
-        try:
-            out += [r for (r,) in conn.execute(
-                f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))}) AND project IS NOT NULL "
-                f"AND project != ? AND (scope IS NULL OR scope NOT IN ('user', 'global'))", (*part, project))]
-        except sqlite3.OperationalError:  # an index an older rlm-mem made (no scope), until it is rebuilt
-            out += [r for (r,) in conn.execute(f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))})"
-                                               " AND project IS NOT NULL AND project != ?", (*part, project))]
+    try:
+        return rows_where(conn, rowids, "project IS NOT NULL AND project != ? AND (scope IS NULL OR scope NOT IN "
+                                        "('user', 'global'))", (project,))
+    except sqlite3.OperationalError:  # an index an older rlm-mem made (no scope), until it is rebuilt
+        return rows_where(conn, rowids, "project IS NOT NULL AND project != ?", (project,))
+
+
+def rows_where(conn, rowids, condition: str, args=()) -> list:
+    """The rows among `rowids` whose chunk meets the SQL `condition` (its `?` bound to `args`), read by rowid
+    ROWID_BATCH at a time."""
+    rowids, out = list(rowids), []
+    for start in range(0, len(rowids), weights.ROWID_BATCH):
+        part = rowids[start:start + weights.ROWID_BATCH]
+        out += [r for (r,) in conn.execute(
+            f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))}) AND {condition}", (*part, *args))]
     return out
 
 

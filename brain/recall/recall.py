@@ -101,8 +101,9 @@ def rank(conn, prompt, project, max_sensitivity, now, changes=(), only=None):
         return [], 0
     from brain.recall import scoring  # past the gate only: most prompts stop there (~0.3 ms of the prompt hook)
 
-    prompt.weak = prompt.gives_work or cover.best < weights.STRONG_SHARE \
-        and not (found.file_rows or found.open_work or found.dated or prompt.asks_history)
+    prompt.weak = prompt.gives_work or (cover.best < weights.STRONG_SHARE
+                                        and not (found.file_rows or found.open_work or found.dated
+                                                 or prompt.asks_history))
     found.text = scoring.by_share_held(found.text, cover.share)
     scores = scoring.starting_scores(conn, found, prompt)
     if only:
@@ -137,12 +138,7 @@ class Only:
             (not self.since or row["created"] >= self.since)
 
     def kept(self, conn, scores: dict, words) -> dict:
-        rowids, kept = list(scores), {}
-        for i in range(0, len(rowids), weights.ROWID_BATCH):
-            part = rowids[i:i + weights.ROWID_BATCH]
-            kept.update((r, scores[r]) for (r,) in conn.execute(
-                f"SELECT rowid FROM chunks WHERE rowid IN ({','.join('?' * len(part))}) AND {self.where}",
-                (*part, *self.args)))
+        kept = {r: scores[r] for r in candidates.rows_where(conn, scores, self.where, self.args)}
         if words:
             match = " OR ".join(f'"{word}"' for word in words)
             for rowid, score in conn.execute(

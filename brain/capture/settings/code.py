@@ -108,13 +108,18 @@ def read_constants(text: str) -> dict:
                 found[name] = value
     for name, value in read_within_lines(text).items():
         found.setdefault(name, value)
-    if "#" in text:
-        for name, value in read_matching(text, _DEFINE, groups=(1, 2), marks=("//", "/*")).items():
-            found[name] = value
-        for name, value in read_matching(text, _DEFINE, groups=(1, 3), marks=("//", "/*")).items():
-            found[name] = value
-    found = {name: _C_SUFFIX.sub(r"\1", value) for name, value in found.items()}
-    return {name: value.replace("_", "") if value[:1].isdigit() else value for name, value in found.items()}
+    if "define" in text:  # C's macros: the literal bare, or in parentheses
+        for line in text.splitlines():
+            m = _DEFINE.match(line)
+            value = clean_value(m.group(2) or m.group(3), ("//", "/*")) if m else None
+            if value is not None:
+                found[m.group(1)] = value
+    return {name: _without_separators(_C_SUFFIX.sub(r"\1", value)) for name, value in found.items()}
+
+
+def _without_separators(value: str) -> str:
+    """A number as set, without the separators it was written with (`30_000`)."""
+    return value.replace("_", "") if value[:1].isdigit() else value
 
 
 # `LEARNING_RATE = 3e-4`, `batch_size = 64`, `MODEL = "deberta-v3-base"`: a name given a literal on its own line

@@ -75,6 +75,15 @@ class Known:
         alike = [k for k in self._keys_of.get(path, ()) if tail and _tail(k) == tail]
         return self.latest(path, alike[0]) if len(alike) == 1 else None
 
+    def named(self, name: str, value: str):
+        """(path, key) of a key set in a file whose name, without case and separators, is `name` and whose latest
+        value is `value` (quotes and a leading v aside), or None."""
+        for key, entries in self._by_key.items():
+            path, latest = entries[-1]
+            if path and _plain_name(key) == name and _same(latest.strip("\"'v"), value.strip("\"'v")):
+                return path, key
+        return None
+
     def latest(self, path: str, key: str):
         """(value, the file it was set in) of `key`'s latest value as seen from `path`, or None (module doc)."""
         entries = self._by_key.get(key, ())
@@ -136,13 +145,8 @@ def _printed_for_a_file(o, known: Known):
     """A command's output naming one of the project's keys with the value the key had, and a new one (a bump
     script's "FW_VERSION 0.4.0 -> 0.4.1", read as a package `fw-version`): the change of that key, in its file."""
     name = _printed_name(o)
-    if name is None:
-        return o
-    for key, entries in known._by_key.items():
-        path, value = entries[-1]
-        if path and _plain_name(key) == name and _same(value.strip("\"'v"), o.old.strip("\"'v")):
-            return o._replace(path=path, key=key)
-    return o
+    named = known.named(name, o.old) if name else None
+    return o._replace(path=named[0], key=named[1]) if named else o
 
 
 def _printed_name(o):
