@@ -383,6 +383,12 @@ LONE_LOOKALIKES = [
     "rlm-mem-sync-files/2", "docs-site-pages/12", "my-tool-config/3",
     # a training run's name of marks and words (a session named so lost its name in every memory)
     "c4-fp16-len256-seeds", "gpu-a100-80gb-spot", "deberta-v3-base-len128",
+    # an image registry: a host and a path (a prod values file's registry was dropped as a secret, its change lost)
+    "482913306715.dkr.ecr.eu-central-1.amazonaws.com/shrike", "123456789012.dkr.ecr.us-east-1.amazonaws.com/api/web",
+    # an image's tag of words and a date (a Dockerfile's base image change was lost)
+    "bookworm-20240311-slim", "bullseye-20240130-slim",
+    # a project file's path (a .NET project's settings were never read: its path was redacted)
+    "src/Avocet.Api/Avocet.Api.csproj", "src/App.Web/App.Web.fsproj",
 ]
 
 

@@ -137,6 +137,14 @@ def test_json_with_comments_and_package_json_dependencies():
                                                   "engines.node": ">=20"}
 
 
+def test_json_list_items_are_named_by_their_route():
+    """A cron's schedule is the cron's at its path, whichever place the list gives it (vercel.json)."""
+    crons = ('{"crons": [{"path": "/api/cron/a", "schedule": "0 8 * * *"}, '
+             '{"path": "/api/cron/b", "schedule": "0 2 * * *"}]}')
+    assert settings("vercel.json", crons) == {"crons[/api/cron/a].schedule": "0 8 * * *",
+                                              "crons[/api/cron/b].schedule": "0 2 * * *"}
+
+
 def test_json_leaves_templates():
     assert settings("config.json", '{"url": "${API_URL}", "port": 8080}') == {"port": "8080"}
 
@@ -161,6 +169,20 @@ def test_ini_sections_and_continued_values():
     text = "[metadata]\nname = x\n; a comment\n[flake8]\nmax-line-length = 100\nexclude =\n  .git,\n  build\n"
     assert settings("setup.cfg", text) == {"metadata.name": "x", "flake8.max-line-length": "100"}
     assert settings("application.properties", "server.port=8081\n# spring.x=1\n") == {"server.port": "8081"}
+
+
+def test_ini_keys_indented_under_their_section_are_keys():
+    """git and DVC indent every key: only a line under a key without a value continues it."""
+    text = "[core]\n    remote = lab\n['remote \"lab\"']\n    url = s3://bucket/x\n"
+    assert settings(".dvc/config", text) == {"core.remote": "lab", 'remote "lab".url': "s3://bucket/x"}
+    assert settings("/home/me/app/.git/config", '[remote "origin"]\n\turl = git@host:a/b.git\n') == {
+        'remote "origin".url': "git@host:a/b.git"}
+    assert settings("~/.kube/config", "[x]\na = 1\n") != {"x.a": "1"}  # (YAML, not INI)
+
+
+def test_elixir_module_attributes_given_a_literal_are_settings():
+    text = "defmodule Rota do\n  @week_start :sunday\n  @link_minutes 60 # short\n  @doc false\n  @impl true\nend\n"
+    assert settings("lib/grebe/rota.ex", text) == {"@week_start": ":sunday", "@link_minutes": "60"}
 
 
 # ---------------------------------------------------------------------------------------------------- .env, versions

@@ -482,9 +482,9 @@ def test_commits_of_one_command_line_each_hold_the_files_staged_for_them(tmp_pat
                                  "Committed: feat: refunds [Refunds.WindowDays = 14 (was 28)]"]
 
 
-def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, store, project):
-    """A todo done and committed in the same words says nothing the commit does not; one with a value no other
-    memory holds, or about something no commit or change names, stays."""
+def test_a_completed_todo_that_only_repeats_a_commit_or_names_no_code_is_no_memory(tmp_path, store, project):
+    """A todo done and committed in the same words says nothing the commit does not; one naming no code ("Ask
+    Priya ...") was judged noise; one with a value no other memory holds stays. The session record lists all."""
     capture(tmp_path, store, project, [
         ("s1", 2, [User("Alerts to the new channel, and look at the null rate."), Assistant("Done.", [
             Todo([("Send failure alerts to #quarry-alerts", "completed"),
@@ -494,8 +494,10 @@ def test_a_completed_todo_that_only_repeats_a_commit_is_no_memory(tmp_path, stor
                  "[main 1a2b3c4] feat(alerts): send failure alerts to #quarry-alerts")])]),
     ])
     assert milestones(store) == ["Committed: feat(alerts): send failure alerts to #quarry-alerts",
-                                 "Completed: Ask Priya about the staging schema",
                                  "Completed: Null-rate check at 1% on customer_email"]
+    record = next(c.content for c in store.list_chunks() if c.kind == "session")
+    assert "Done: Send failure alerts to #quarry-alerts; Null-rate check at 1% on customer_email; Ask Priya about " \
+           "the staging schema." in record
 
 
 def said_in_words(store) -> list:
@@ -615,6 +617,137 @@ def test_a_new_migration_changes_a_column_an_earlier_file_set(tmp_path, store, p
             "db/migrate/20240211103355_change_default_slot_minutes.rb",
             "shipment.tracking_number type = VARCHAR(64) (was VARCHAR(35) in db/migrations/V1__init.sql) in "
             "db/migrations/V4__widen_tracking_number.sql"} <= set(stated(store)), stated(store)
+
+
+def test_ecto_and_alembic_migrations_change_the_column_their_first_migration_set(tmp_path, store, project):
+    """Ecto's `modify ... from:` and Alembic's `alter_column(..., existing_server_default=)`: the new migration
+    changes the default the first one set; what undoes it (`def downgrade`) sets nothing."""
+    alembic = ('def upgrade():\n    op.alter_column("pickups", "slot_minutes", existing_type=sa.Integer(),\n'
+               '                    server_default="90", existing_server_default="120")\n\n\n'
+               'def downgrade():\n    op.alter_column("pickups", "slot_minutes", server_default="120")\n')
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Tables."), Assistant("Written.", [
+            Write("priv/repo/migrations/20251010_create_loans.exs",
+                  "def change do\n  create table(:tool_loans) do\n    add :loan_days, :integer, default: 7\n"
+                  "  end\nend\n"),
+            Write("alembic/versions/0001_init.py",
+                  'def upgrade():\n    op.create_table(\n        "pickups",\n'
+                  '        sa.Column("slot_minutes", sa.Integer(), server_default="120"),\n    )\n')])]),
+        ("s2", 2, [User("Two weeks of loan, 90 minute slots."), Assistant("Migrations.", [
+            Write("priv/repo/migrations/20251017_loan_days.exs",
+                  "def change do\n  alter table(:tool_loans) do\n    modify :loan_days, :integer, default: 14,"
+                  " from: {:integer, default: 7}\n  end\nend\n"),
+            Write("alembic/versions/0003_pickup_slot_90.py", alembic)])]),
+    ], files={})
+    assert {"tool_loans.loan_days default = 14 (was 7) in priv/repo/migrations/20251017_loan_days.exs",
+            "pickups.slot_minutes default = 90 (was 120) in alembic/versions/0003_pickup_slot_90.py"} <= \
+        set(stated(store)), stated(store)
+
+
+def test_a_prisma_migration_changes_what_the_schema_set(tmp_path, store, project):
+    """Prisma's migration.sql alters two columns in one statement: each clause is read; the schema's
+    `@default(5)` is the value the new default replaced."""
+    schema = ('datasource db {\n  provider = "postgresql"\n}\n\nmodel Delivery {\n  id  String @id\n'
+              '  maxAttempts Int @default(5)\n  responseBody String? @db.Text\n}\n')
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Schema."), Assistant("Written.", [Write("prisma/schema.prisma", schema)])]),
+        ("s2", 2, [User("Eight attempts, and cap the stored body."), Assistant("Migration.", [
+            Write("prisma/migrations/20250201094500_limits/migration.sql",
+                  'ALTER TABLE "Delivery" ALTER COLUMN "responseBody" SET DATA TYPE VARCHAR(2048),\n'
+                  'ALTER COLUMN "maxAttempts" SET DEFAULT 8;\n')])]),
+    ], files={})
+    path = "prisma/migrations/20250201094500_limits/migration.sql"
+    assert {f"Delivery.maxAttempts default = 8 (was 5 in prisma/schema.prisma) in {path}",
+            f"Delivery.responseBody type = VARCHAR(2048) (was Text in prisma/schema.prisma) in {path}"} <= \
+        set(stated(store)), stated(store)
+
+
+def test_a_settings_module_split_into_a_package_continues_its_keys(tmp_path, store, project):
+    """settings.py split into settings/base.py: the new file's SESSION_COOKIE_AGE changes the module's."""
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Settings."), Assistant("Written.", [
+            Write("osprey/settings.py", "DEBUG = False\nSESSION_COOKIE_AGE = 60 * 60 * 12\n")])]),
+        ("s2", 2, [User("Split the settings; sessions last 8 hours."), Assistant("Split.", [
+            Write("osprey/settings/base.py", "SESSION_COOKIE_AGE = 60 * 60 * 8\n"),
+            Bash("git rm -q osprey/settings.py", "")])]),
+    ])
+    assert any(line.startswith("SESSION_COOKIE_AGE = 60 * 60 * 8 (was 60 * 60 * 12 in osprey/settings.py) in "
+                               "osprey/settings/base.py") for line in stated(store)), stated(store)
+
+
+def test_lines_a_command_printed_of_a_file_are_the_values_a_rewrite_replaced(tmp_path, store, project):
+    """The Dockerfile a generator wrote was only ever seen through `grep -n`: its ARG lines are the old values."""
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("What versions does the release image use?"), Assistant("These.", [
+            Bash("grep -n '^ARG\\|^FROM' Dockerfile",
+                 "3:ARG OTP_VERSION=26.2.1\n4:ARG DEBIAN_VERSION=bullseye-20240130-slim\n9:FROM ${RUNNER_IMAGE}")])]),
+        ("s2", 2, [User("Rebuild it on bookworm with OTP 26.2.3."), Assistant("Rewritten.", [
+            Write("Dockerfile", "ARG OTP_VERSION=26.2.3\nARG DEBIAN_VERSION=bookworm-20240311-slim\n")])]),
+    ])
+    assert {"ARG OTP_VERSION = 26.2.3 (was 26.2.1) in Dockerfile",
+            "ARG DEBIAN_VERSION = bookworm-20240311-slim (was bullseye-20240130-slim) in Dockerfile"} <= \
+        set(stated(store)), stated(store)
+
+
+@pytest.mark.parametrize("command", ["grep -rn PORT .", "cat .env .env.local", "grep -n PORT .env | head -1",
+                                     "cat .env > /tmp/env", "grep -c PORT .env", "sed -i s/a/b/ .env"])
+def test_lines_of_several_files_or_of_none_show_no_file(command):
+    from brain.capture.tools.shown import shown_file
+    assert shown_file(command, "PORT=1\n") is None
+
+
+def test_ef_core_fluent_configuration_and_directory_build_props(tmp_path, store, project):
+    """`Entity<Reminder>().Property(r => r.MessageBody).HasMaxLength(320)` is the column's length; a new
+    Directory.Build.props setting a property a project file set changes it for every project."""
+    context = ("protected override void OnModelCreating(ModelBuilder b)\n{\n"
+               "    b.Entity<Reminder>().Property(r => r.MessageBody).HasMaxLength(320);\n}\n")
+    csproj = ("<Project Sdk=\"Microsoft.NET.Sdk.Web\">\n  <PropertyGroup>\n"
+              "    <InvariantGlobalization>true</InvariantGlobalization>\n  </PropertyGroup>\n</Project>\n")
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Scaffold."), Assistant("Written.", [Write("src/Data/AppDbContext.cs", context),
+                                                            Write("src/Api/Api.csproj", csproj)])]),
+        ("s2", 2, [User("Longer texts, and cultures on for every project."), Assistant("Done.", [
+            Edit("src/Data/AppDbContext.cs", "HasMaxLength(320)", "HasMaxLength(480)"),
+            Write("Directory.Build.props",
+                  csproj.replace("true", "false").replace(' Sdk="Microsoft.NET.Sdk.Web"', ""))])]),
+    ], files={})
+    assert {"Reminder.MessageBody maxLength = 480 (was 320) in src/Data/AppDbContext.cs",
+            "InvariantGlobalization = false (was true in src/Api/Api.csproj) in Directory.Build.props"} <= \
+        set(stated(store)), stated(store)
+
+
+def test_a_key_a_rewrite_moved_under_new_parents_is_changed_once(tmp_path, store, project):
+    """A pipeline rewritten into stages: its first job's `pool.vmImage` replaced the top-level one (once)."""
+    first = "trigger:\n  - main\npool:\n  vmImage: 'windows-latest'\nsteps:\n  - script: dotnet build\n"
+    staged = ("stages:\n  - stage: Build\n    jobs:\n      - job: build\n        pool:\n"
+              "          vmImage: 'ubuntu-latest'\n  - stage: Deploy\n    jobs:\n      - job: swap\n"
+              "        pool:\n          vmImage: 'ubuntu-latest'\n")
+    assert set_then_changed(tmp_path, store, project, "azure-pipelines.yml", first, write=staged) == [
+        "stages[Build].jobs[build].pool.vmImage = ubuntu-latest (was windows-latest) in azure-pipelines.yml"]
+
+
+def test_a_dvc_config_rewritten_changes_its_default_remote(tmp_path, store, project):
+    """.dvc/config is INI whose keys are indented under their sections."""
+    first = "[core]\n    remote = lab\n['remote \"lab\"']\n    url = s3://bucket/lab\n"
+    assert set_then_changed(tmp_path, store, project, ".dvc/config", first,
+                            write=first.replace("remote = lab", "remote = osprey")) == [
+        "core.remote = osprey (was lab) in .dvc/config"]
+
+
+def test_a_rewritten_vercel_json_moves_a_cron(tmp_path, store, project):
+    first = ('{"crons": [{"path": "/api/cron/a", "schedule": "0 8 * * *"}, '
+             '{"path": "/api/cron/b", "schedule": "0 2 * * *"}]}')
+    assert set_then_changed(tmp_path, store, project, "vercel.json", first, write=first.replace("0 8", "0 9")) == [
+        "crons[/api/cron/a].schedule = 0 9 * * * (was 0 8 * * *) in vercel.json"]
+
+
+def test_an_image_registry_is_no_secret(tmp_path, store, project):
+    """A registry's host and path is a setting: the redactor took it for a token, and the change was dropped."""
+    assert set_then_changed(tmp_path, store, project, "charts/app/values-prod.yaml",
+                            "image:\n  registry: ghcr.io/acme\n",
+                            write="image:\n  registry: 482913306715.dkr.ecr.eu-central-1.amazonaws.com/acme\n") == [
+        "image.registry = 482913306715.dkr.ecr.eu-central-1.amazonaws.com/acme (was ghcr.io/acme) in "
+        "charts/app/values-prod.yaml"]
 
 
 def test_a_new_header_defines_a_macro_another_header_defined(tmp_path, store, project):

@@ -69,6 +69,10 @@ class Candidate:
     part: int = 0  # a commit's place among its command line's commits
 
 
+# A completed todo is a memory when it names what it changed in code's own shapes (a version `axum 0.8`, a name
+# `BackgroundService`, `log/slog`, `customer_email`); the rest ("initial commit", "update test mocks") was judged
+# noise: the session record lists them done.
+_NAMES_CODE = re.compile(r"\d\.\d|[a-z][A-Z]|[A-Z][a-z]+[A-Z]|\w/\w|[a-z0-9]_[a-z0-9]|`")
 _DONE_PREFIX = re.compile(r"^(?:done|changed|updated|fixed|ok(?:ay)?|sure|moved)\s*[:,.!-]\s*", re.IGNORECASE)
 
 
@@ -345,7 +349,8 @@ def extract_memories(turns: list[Turn], recalled=()) -> list[Candidate]:
         for call, use in enumerate(turn.tool_uses):
             if use.name == "TodoWrite":
                 for todo in use.todos:
-                    if todo.status == "completed" and todo.content not in completed:
+                    if todo.status == "completed" and todo.content not in completed and _NAMES_CODE.search(
+                            todo.content):
                         completed.add(todo.content)
                         found.append((position, _candidate("milestone", "note", f"Completed: {todo.content}",
                                                            CONFIDENCE["milestone"], ("milestone", "todo"), turn,

@@ -16,6 +16,7 @@ from brain.util.text import clip, sentences
 
 _MAX_COMMANDS = 20
 _MAX_FOLLOW_UPS = 10
+_MAX_DONE = 12
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class SessionRecord:
     abandoned_turns: int = 0  # on branches the conversation was rewound past: left out of everything above
     failed_commands: tuple[str, ...] = ()  # commands whose last run failed (marked so in the text)
     tests_passed: tuple[str, ...] = ()  # "`pytest -q` (12 passed)": each test command whose last run passed
+    done: tuple[str, ...] = ()  # the todo list's items completed in the session (what was done, not a memory each)
 
     def to_text(self) -> str:
         """A compact paragraph for storage: when, what was asked, what was done, how it ended, what is left."""
@@ -52,6 +54,8 @@ class SessionRecord:
                          + (f" (+{len(self.commands) - 8} more)" if len(self.commands) > 8 else "") + ".")
         if self.tests_passed:
             parts.append("Tests passed: " + "; ".join(self.tests_passed[:5]) + ".")
+        if self.done:
+            parts.append("Done: " + "; ".join(d.rstrip(" .;") for d in self.done[:_MAX_DONE]) + ".")
         if self.outcome:
             parts.append(f"Outcome: {self.outcome}")
         if self.follow_ups:
@@ -99,7 +103,8 @@ def _unique(items) -> list:
 
 
 def session_record(turns: list[Turn]) -> SessionRecord | None:
-    """Intent, files touched, commands, tests passed, outcome and follow-ups of the main chain; None when nothing
+    """Intent, files touched, commands, tests passed, todos done, outcome and follow-ups of the main chain; None
+    when nothing
     happened. A command whose last run failed is listed with "(failed)"; a test command whose last run passed, with
     how many tests passed."""
     abandoned = sum(1 for t in turns if t.abandoned and not t.is_sidechain)
@@ -122,6 +127,7 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
 
     follow_ups: list[str] = []
     todo_lists = [u.todos for u in uses if u.name == "TodoWrite"]
+    done = _unique(clip(t.content, 160) for todos in todo_lists for t in todos if t.status == "completed")
     if todo_lists:
         follow_ups += [t.content for t in todo_lists[-1] if t.status in ("pending", "in_progress")]
     follow_ups += open_checklist_items(uses)  # a TODO.md's `- [ ]` lines: open work in a file format
@@ -153,4 +159,5 @@ def session_record(turns: list[Turn]) -> SessionRecord | None:
         abandoned_turns=abandoned,
         failed_commands=tuple(c for c in commands if last_run.get(c) is False),
         tests_passed=tuple(t for t in tests.values() if t),
+        done=tuple(done),
     )

@@ -41,6 +41,9 @@ _SEPARATORS = re.compile(r"[-_/.]+")
 _MARKED_PART = re.compile(r"[a-z]{1,8}[0-9]{0,5}|[0-9]{1,5}[a-z]{0,3}")
 # A time written in an id ("garden-20261128T094512Z-cba6", "backup_2026-11-28T09:45Z_3f"): the rest decides.
 _STAMP = re.compile(r"\d{8}T\d{4,6}Z?|\d{4}-\d{2}-\d{2}(?:T\d{2}:?\d{2}(?::?\d{2})?Z?)?")
+# A host name by DNS's rules, its last label a word (`482913306715.dkr.ecr.eu-central-1.amazonaws.com`)
+_HOST = re.compile(r"(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.){1,10}[a-z]{2,24}")
+_DATE = re.compile(r"(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])")  # 20240311
 _VOWELS = frozenset("aeiouAEIOU")
 _BASE64_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-")
 _TOKEN_BODY_CHARS = _BASE64_CHARS | frozenset(".~")
@@ -178,8 +181,11 @@ def alone_token_kind(token):
     if "%" in value and _PERCENT.search(value):  # URL-encoded (a SAS signature's %2B and %3D): judged decoded
         value = _PERCENT.sub(lambda m: chr(int(m.group(1), 16)), value)
     stem, dot, extension = value.rpartition(".")
-    if dot and stem and 1 <= len(extension) <= 5 and extension.isalpha() and extension.islower():
-        return None  # a file's name ("0_0001_2345af.md", "app.3f9a8b7c.js")
+    if dot and stem and 1 <= len(extension) <= 8 and extension.isalpha() and extension.islower():
+        return None  # a file's name ("0_0001_2345af.md", "app.3f9a8b7c.js", "src/Shop.Api/Shop.Api.csproj")
+    host, slash, path = value.partition("/")
+    if slash and _HOST.fullmatch(host):  # a host and a path without a scheme (an image registry): the path decides
+        return next(filter(None, (alone_token_kind(part) for part in path.split("/") if part)), None)
     digits = value[2:] if value[:2] in ("0x", "0X") else value
     if is_hex(digits):
         # Hex alone is a hash or a commit at the lengths those have (SHA-1 and git 40, SHA-224 56, SHA-256 64, and
@@ -193,9 +199,9 @@ def alone_token_kind(token):
     if colon and scheme.isalpha() and len(scheme) <= 12 and rest:
         value = rest  # "base64:…" (Laravel's APP_KEY), "token:…": the encoding's name is not the secret's shape
     parts = _SEPARATORS.split(value)
-    if all(part.isdigit() and len(part) <= 4 or (part.isalpha() and part.islower() and len(part) >= 2)
-           for part in parts):
-        return None  # lower-case words and small numbers ("rlm-mem-sync-files/2", "docs-site-pages/12"): a name
+    if all(part.isdigit() and (len(part) <= 4 or _DATE.fullmatch(part)) or (part.isalpha() and part.islower()
+                                                                           and len(part) >= 2) for part in parts):
+        return None  # lower-case words, small numbers and dates ("docs-site-pages/12", "bookworm-20240311-slim")
     if all(part.isalpha() and part.islower() or part.isdigit() and len(part) <= 4
            or len(part) <= 3 and part.isalnum() and part.islower() for part in parts) \
             and sum(len(part) for part in parts if part.isalpha() and len(part) >= 3) >= len(value) // 2:

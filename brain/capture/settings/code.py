@@ -18,7 +18,8 @@ keys known before (latest.Known.resolve). Variables are left alone: code assigns
 constant or an argument written out is what a person sets.
 
 A typed declaration is one too (`static final int MAX_RETRIES = 5;`, `const int MaxRetries = 5;`, `constexpr
-uint32_t kSampleMs = 45000;`), and so is a C or C++ macro given a literal (`#define MQTT_PORT 8884`).
+uint32_t kSampleMs = 45000;`), and so is a C or C++ macro given a literal (`#define MQTT_PORT 8884`) and an
+Elixir module attribute (`@week_start :monday`: `@week_start`).
 
 In a shell script (a SLURM batch file, a deploy script), a long option given one value (`#SBATCH
 --partition=h100`: `--partition`) and a variable given a literal (`REGION=eu-west-1`). In a notebook's cell,
@@ -46,6 +47,12 @@ _CONSTANT = re.compile(rf"^\s*{_MODIFIERS}(const\s+|constexpr\s+)?{_MODIFIERS}{_
 # C's and C++'s `#define MQTT_PORT 8884` (a value in parentheses too: `#define SAMPLE_MS (45 * 1000)`)
 _DEFINE = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+([A-Z][A-Z0-9_]{{2,60}})[ \t]+(?:{_LITERAL}|\({_LITERAL}\))"
                      rf"[ \t]*(?:(?://|/\*).*)?$")
+# Elixir's module attribute given a literal (`@magic_link_minutes 30`, `@week_start :monday`): its constants
+_ATTRIBUTE = re.compile(rf"^[ \t]*@([a-z_]\w{{1,60}})[ \t]+(?:{_LITERAL}|(:[a-z_]\w{{0,40}}))[ \t]*(?:#.*)?$")
+# Attributes Elixir itself reads (`@doc false`, `@impl true`): no setting of the project's
+_ELIXIR_ANNOTATIONS = frozenset("doc moduledoc typedoc impl spec type typep opaque callback behaviour derive "
+                                "enforce_keys dialyzer compile deprecated since tag moduletag describetag "
+                                "external_resource on_load vsn before_compile after_compile".split())
 # An integer's C suffix (`90UL`, `2048u`): the number is what a person set
 _C_SUFFIX = re.compile(r"^(\d+)[uUlL]{1,3}$")
 _OPTION = re.compile(r"(?<![\w-])(--[a-z][a-z0-9-]{1,40})=([\w.:/@+-]{1,80})(?![\w.:/@+=,-])")
@@ -108,6 +115,12 @@ def read_constants(text: str) -> dict:
                 found[name] = value
     for name, value in read_within_lines(text).items():
         found.setdefault(name, value)
+    if "@" in text:
+        for line in text.splitlines():
+            m = _ATTRIBUTE.match(line)
+            value = clean_value(m.group(2) or m.group(3), ("#",)) if m else None
+            if value is not None and m.group(1) not in _ELIXIR_ANNOTATIONS:
+                found.setdefault(f"@{m.group(1)}", value)
     if "define" in text:  # C's macros: the literal bare, or in parentheses
         for line in text.splitlines():
             m = _DEFINE.match(line)
@@ -238,7 +251,7 @@ def _caller(line: str, at: int):
 
 
 _TUPLE_HEAD = re.compile(r"(?<![\w. \t])[ \t]*([A-Z]\w*(?:\.[A-Z]\w*)*)[ \t]*,")
-# A schedule paired with the job it runs, in a list of jobs: `{"30 17 * * *", Forge.Workers.Reminder}`,
+# A schedule paired with the job it runs, in a list of jobs: `{"30 17 * * *", MyApp.Workers.Reminder}`,
 # `["0 3 * * *", "cleanup"]`, either way round
 _FIELD = r"[\d*][\d*/,-]*"
 _CRON = rf"""["']((?:{_FIELD}[ \t]+){{4,5}}{_FIELD})["']"""

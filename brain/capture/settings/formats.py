@@ -5,7 +5,8 @@ prose, data, tests: no settings read); `read_settings(path, text)` gives key -> 
 items joined by ", "), at most MAX_KEYS of them. `same_family(a, b)` says whether two files set the same keys:
 the variants of one file in its folder (values.yaml and values-prod.yaml, .env and .env.production,
 application.yml and application-prod.yml, not fct_ad_spend.sql and fct_deals.sql), every migration of a folder,
-every config/*.exs; `project_wide(path, key)` the keys that hold for the whole project whichever file sets them
+every config/*.exs, a module and the package it was split into (settings.py, settings/prod.py);
+`project_wide(path, key)` the keys that hold for the whole project whichever file sets them
 (a database job's schedule, a tool's version).
 """
 import re
@@ -16,16 +17,16 @@ from brain.capture.settings.elixir import read_elixir_config
 from brain.capture.settings.env_files import VERSION_FILES, read_env, read_version_file
 from brain.capture.settings.ini_text import read_ini
 from brain.capture.settings.json_text import read_json
-from brain.capture.settings.kubernetes import is_manifest, read_manifest
 from brain.capture.settings.lines import read_braced, read_crontab, read_generic
 from brain.capture.settings.lockfiles import (read_gemfile_lock, read_mix_lock, read_package_lock,
                                               read_package_tables, read_pnpm_lock, read_yarn_lock)
 from brain.capture.settings.manifests import (read_gemfile, read_go_mod, read_gradle, read_mix_exs, read_msbuild,
                                               read_podfile, read_pyproject, read_requirements)
-from brain.capture.settings.database import read_schema, read_sql, schema_key, sql_wide_key, stated_old
+from brain.capture.settings.database import read_sql, sql_wide_key
+from brain.capture.settings.migrations import read_prisma, read_schema, schema_key, stated_old
 from brain.capture.settings.terraform import read_hcl
 from brain.capture.settings.toml_text import read_toml
-from brain.capture.settings.yaml_text import read_yaml
+from brain.capture.settings.yaml_text import is_manifest, read_manifest, read_yaml
 
 MAX_KEYS = 300  # a file setting more is data (a lockfile read whole): its first keys are kept
 
@@ -52,7 +53,7 @@ _BY_SUFFIX = (
     (".cjs", "code"), (".go", "code"), (".rs", "code"), (".rb", "code"), (".kt", "code"), (".java", "code"),
     (".cs", "code"), (".swift", "code"), (".scala", "code"), (".ex", "code"), (".php", "code"), (".dart", "code"),
     (".h", "code"), (".hh", "code"), (".hpp", "code"), (".hxx", "code"), (".c", "code"), (".cc", "code"),
-    (".cpp", "code"), (".cxx", "code"), (".ino", "code"),
+    (".cpp", "code"), (".cxx", "code"), (".ino", "code"), (".exs", "code"), (".prisma", "prisma"),
     (".ipynb", "notebook"), (".csproj", "msbuild"), (".fsproj", "msbuild"), (".vbproj", "msbuild"),
     (".props", "msbuild"),
 )
@@ -63,6 +64,8 @@ _UNIT_SUFFIXES = tuple(suffix + template for suffix in (".service", ".timer", ".
                        for template in ("",) + _TEMPLATE_SUFFIXES)
 # Folders of a project's own commands: a file there without an extension is a script (`bin/backup-db`)
 _SCRIPT_FOLDERS = frozenset("bin script scripts hack".split())
+# Folders whose file named `config` is INI (not .kube's YAML nor .ssh's own format)
+_INI_CONFIG_FOLDERS = frozenset((".git", ".dvc", ".cargo", ".hg"))
 # Tests set values to test them: a test's constant is no setting of the project.
 _TEST_NAME = re.compile(r"(?:^|[/_.-])(?:tests?|spec|__tests__)(?:[/_.-]|$)")
 _READERS = {
@@ -76,7 +79,7 @@ _READERS = {
     "generic": read_generic, "braced": read_braced, "crontab": read_crontab,
     "makefile": lambda text: read_generic(text, equals_only=True),
     "code": lambda text: {**read_constants(text), **read_schema(text)}, "script": read_script,
-    "notebook": read_notebook,
+    "notebook": read_notebook, "prisma": read_prisma,
 }
 
 
@@ -98,6 +101,9 @@ def format_of(path) -> str | None:
         return "version-file"
     if name.startswith(".env") or name.endswith(".env"):
         return "env"
+    folder = path.replace("\\", "/").rsplit("/", 2)[-2:-1]
+    if name == "config" and folder and folder[0] in _INI_CONFIG_FOLDERS:
+        return "ini"  # a tool's own config in its folder (.git/config, .dvc/config)
     if name.startswith(("dockerfile.", "containerfile.")):
         return "dockerfile"
     if name == "crontab" or name.endswith((".cron", ".crontab")) or "/cron.d/" in "/" + path.replace("\\", "/"):
@@ -110,7 +116,6 @@ def format_of(path) -> str | None:
     kind = next((kind for suffix, kind in _BY_SUFFIX if name.endswith(suffix)), None)
     if kind == "code" and _TEST_NAME.search(path.replace("\\", "/").lower()):
         return None
-    folder = path.replace("\\", "/").rsplit("/", 2)[-2:-1]
     if kind is None and "." not in name and folder and folder[0].lower() in _SCRIPT_FOLDERS:
         return "script"
     return kind
@@ -157,13 +162,18 @@ def _stem(name: str) -> str:
 def same_family(a: str, b: str) -> bool:
     """Whether two files set the same keys (see the module doc): the same folder and format, and one's name the
     other's followed by a variant (values / values-prod, .env / .env.production, appsettings /
-    appsettings.Development); or two migrations named by number or date; or two config/*.exs."""
+    appsettings.Development); or two migrations named by number or date; or two config/*.exs; or a module and
+    the package it was split into (settings.py and settings/base.py)."""
     if a == b:
         return True
     folder_a, _, name_a = a.replace("\\", "/").rpartition("/")
     folder_b, _, name_b = b.replace("\\", "/").rpartition("/")
     kind = format_of(a)
-    if folder_a != folder_b or kind is None or kind != format_of(b):
+    if kind is None or kind != format_of(b):
+        return False
+    if _split_into(folder_a, folder_b, name_b) or _split_into(folder_b, folder_a, name_a):
+        return True
+    if folder_a != folder_b:
         return False
     if kind == "elixir-config" or (name_a[:1].isdigit() and name_b[:1].isdigit()):
         return True
@@ -173,16 +183,25 @@ def same_family(a: str, b: str) -> bool:
     return len(long) > len(short) and long.startswith(short) and long[len(short)] in "-._"
 
 
+def _split_into(folder: str, other_folder: str, other_name: str) -> bool:
+    """Whether `folder` is the package a module was split into (app/settings/ of app/settings.py)."""
+    stem = _stem(other_name.lower())
+    return bool(stem) and folder.lower() == (f"{other_folder}/{stem}" if other_folder else stem).lower()
+
+
 def project_wide(path: str, key: str) -> bool:
     """Whether `key` holds for the whole project whichever file sets it: a database job or setting or column (SQL,
     or a migration in code), a tool's version seen in a command's output (no path), a C or C++ header's macro or
-    constant (every file including the header sees one `MQTT_PORT`, whichever header defines it)."""
+    constant (every file including the header sees one `MQTT_PORT`, whichever header defines it), an MSBuild
+    Directory.*.props property (every project below it)."""
     if not path:
         return True
     kind = format_of(path)
     if kind == "code" and file_name(path).lower().endswith(_HEADERS):
         return key.isupper()
-    return (kind == "sql" and sql_wide_key(key)) or (kind == "code" and schema_key(key))
+    if kind == "msbuild" and file_name(path).lower().startswith("directory."):
+        return True  # Directory.Build.props, Directory.Packages.props: every project below them
+    return (kind == "sql" and sql_wide_key(key)) or (kind in ("code", "prisma") and schema_key(key))
 
 
 _HEADERS = (".h", ".hh", ".hpp", ".hxx")

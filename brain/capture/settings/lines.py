@@ -91,8 +91,11 @@ def read_generic(text: str, *, equals_only: bool = False) -> dict:
 def label_of(item: dict):
     """(field, label): what names a list item in a key path, its `name`, `id` or `key` (a step `uses:
     actions/setup-node@v4` is actions/setup-node, a step `run: npm test` is npm test; a dependency list's
-    `package`, `repo` or `chart`: dbt's packages.yml, pre-commit's hooks, a helmfile), else (None, None)."""
-    for field in ("name", "id", "key", "uses", "job", "kind", "run", "package", "repo", "chart"):
+    `package`, `repo` or `chart`: dbt's packages.yml, pre-commit's hooks, a helmfile; a route's `path` or
+    `source`: vercel.json's crons and rewrites; Azure Pipelines' `stage`, `deployment` and `displayName`), else
+    (None, None)."""
+    for field in ("name", "id", "key", "uses", "job", "stage", "deployment", "kind", "run", "package", "repo", "chart",
+                  "path", "source", "service", "title", "label", "displayName"):
         value = item.get(field)
         if isinstance(value, str) and value and len(value) <= 60:
             return field, value.split("@", 1)[0] if field == "uses" else value
@@ -142,7 +145,7 @@ LINE_CHARS = 100  # a setting's line longer than this is a script or a blob: not
 
 
 # A column's attributes as keys name them (`orders.code type`): the length in each framework's own word
-COLUMN_ATTRIBUTES = ("default", "type", "limit", "max_length", "maxLength")
+COLUMN_ATTRIBUTES = ("default", "type", "limit", "max_length", "maxLength", "size")
 
 
 def written_line(text: str, key: str, value: str):

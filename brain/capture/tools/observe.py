@@ -8,7 +8,8 @@
   fragment cut short: `maxReplicas` of `autoscaling.maxReplicas`).
 - `sed -i 's/old/new/' FILE` is an edit of FILE's fragments.
 - A whole-file Read shows each key's value: the value a later edit replaces, and a change only when the same file
-  had another value before (a command or a person changed it since).
+  had another value before (a command or a person changed it since). So do the lines `cat`, `grep -n`, `head`,
+  `tail` or `sed -n` printed of one file (shown.py).
 - A NotebookEdit's cell sets the names it assigns a literal (`LR = 3e-4`).
 - An install or upgrade command's output sets `PACKAGE version` (with the version it replaced when the output
   says it), a version command `TOOL version` (`node -v`, also on a server or in a container; of a command line
@@ -32,6 +33,7 @@ from brain.capture.tools.commands import (asks_version, file_moves, other_versio
                                          tool_version, versions_asked)
 from brain.capture.tools.files import FileTexts
 from brain.capture.tools.packages import installed_versions, installs
+from brain.capture.tools.shown import shown_file
 from brain.safety.redact import redact
 
 # path: the file, relative to the project root ("" for a command's output); old: the value the call replaced
@@ -60,10 +62,23 @@ def project_path(path: str, root) -> str:
 
 def _differences(turn, path: str, before: dict | None, text: str) -> list:
     """Observations of the keys `text` sets that `before` (None: not known) did not set to the same value; a new
-    text's old values are those it says it replaces (a migration's `from: 15`)."""
+    text's old values are those it says it replaces (a migration's `from: 15`). A key the text moved under new
+    parents (`pool.vmImage` become `stages[Build].jobs[build].pool.vmImage`) replaced the one it no longer sets."""
     before_values = before if before is not None else replaced_in(path, text)
-    return [Observation(turn, path, key, value, before_values.get(key), False, None, written_line(text, key, value))
-            for key, value in read_settings(path, text).items() if before is None or before.get(key) != value]
+    after = read_settings(path, text)
+    gone = [key for key in before or () if key not in after]  # (each claimed once: by the first key moved there)
+    return [Observation(turn, path, key, value, before_values.get(key, _moved(key, gone, before_values)), False, None,
+                        written_line(text, key, value))
+            for key, value in after.items() if before is None or before.get(key) != value]
+
+
+def _moved(key: str, gone: list, values: dict):
+    """The value of the one key no longer set whose path `key` ends with (or that ends with `key`), or None."""
+    found = [old for old in gone if key.endswith("." + old) or old.endswith("." + key)]
+    if len(found) != 1:
+        return None
+    gone.remove(found[0])
+    return values.get(found[0])
 
 
 def _from_fragments(turn, path: str, edits) -> list:
@@ -92,6 +107,11 @@ def _from_command(turn, use, root) -> list:
     for file, old, new in sed_edits(use.command):
         if format_of(file):
             out += _from_fragments(turn, project_path(file, root), [(old, new, False)])
+    printed = shown_file(use.command, use.result)
+    if printed and format_of(printed[0]):  # what `cat` or `grep -n` printed of a file: as a Read shows it
+        path, text = project_path(printed[0], root), printed[1]
+        out += [Observation(turn, path, key, value, None, True, None, written_line(text, key, value))
+                for key, value in read_settings(path, text).items()]
     # (a result is redacted when first read: read it only for a command whose output says something)
     shown = tool_version(use.command, use.result) if asks_version(use.command) else None
     asked = [shown] + other_versions(use.result, shown[0]) if shown else versions_asked(use.command, use.result)
@@ -113,11 +133,13 @@ _POD_COMMAND = re.compile(r"(?:^|[;&|(]\s*)pod\s+(?:install|update)\b")
 
 def output_line(output: str, name: str, version: str):
     """The output's line that names the tool or package and its version, as printed ("Terraform v1.7.5",
-    "+ boto3==1.34.84"): the memory quotes the words a person saw. None when no line holds both within
-    OUTPUT_LINE_CHARS."""
-    lowered = name.lower()
+    "+ boto3==1.34.84"): the memory quotes the words a person saw; else a line holding the version alone
+    (`node -v`'s "v20.12.2"). None when no line holds both within OUTPUT_LINE_CHARS, nor the version alone."""
+    lowered, alone = name.lower(), None
     for line in reversed((output or "").splitlines()[:400]):
         line = line.strip()
+        if line.lstrip("vV") == version:
+            alone = alone or line  # the version alone, as `node -v` prints it ("v20.12.2"): when no line names it
         if version in line and lowered in line.lower():
             if len(line) <= OUTPUT_LINE_CHARS:
                 return line
@@ -128,7 +150,7 @@ def output_line(output: str, name: str, version: str):
             end += end < len(line) and line[end] in "'\")]"
             if 0 <= start < end and end - start <= OUTPUT_LINE_CHARS:
                 return line[start:end]
-    return None
+    return alone
 
 
 OUTPUT_LINE_CHARS = 80

@@ -75,6 +75,11 @@ _ARROW = re.compile(rf"(?<![\w@/.-])(@?[A-Za-z][\w./@-]*?)[ \t:@]+[\^~]?{_V}[ \t
 _IN_BRACKETS = re.compile(rf"(?<![\w@/.-])(@?[A-Za-z][\w./@-]*)[ \t]+\({_V}[ \t]*(?:->|=>|\u2192)[ \t]*{_V}\)")
 _WAS = re.compile(rf"(?<![\w@/.-])(@?[A-Za-z][\w./@-]*)[ \t]+{_V}[ \t]+\(was[ \t]+{_V}\)")
 _OVER = re.compile(rf"(?<![\w@/.-])(@?[A-Za-z][\w./@-]*)[ \t]+\({_V}\)[ \t]+over[ \t]+\({_V}\)")
+# In words: `Upgraded uv from v0.4.18 to v0.5.4!` (uv self update), `Bumps spring-boot from 3.3.1 to 3.3.2`
+# (dependabot), `Upgrading Flutter to 3.22.2 from 3.19.6` (flutter upgrade)
+_END = r"(?=[\s,;!)]|\.(?:\s|$)|$)"
+_FROM_TO = re.compile(rf"(?<![\w@/.-])(@?[A-Za-z][\w./@-]*)[ \t]+from[ \t]+{_V}[ \t]+to[ \t]+{_V}{_END}")
+_TO_FROM = re.compile(rf"(?<![\w@/.-])(@?[A-Za-z][\w./@-]*)[ \t]+to[ \t]+{_V}[ \t]+from[ \t]+{_V}{_END}")
 # one package at one version: `celery-5.4.0` (pip), `celery==5.4.0` (uv), `react@18.3.1`, `Installing s3fs
 # (2024.6.1)` (poetry), `Installing hashicorp/aws v5.31.0` (terraform), `- react 18.2.0` / `+ react 18.3.1` (pnpm)
 _PINNED = re.compile(r"(?<![\w@/.-])(@?[A-Za-z][\w./@-]*?)(?:-|==|@)v?(\d+(?:\.\d+)+[\w.+-]*)(?=[\s,;)]|$)")
@@ -109,7 +114,10 @@ def _package_key(name: str) -> str:
 def installs(command: str) -> bool:
     """Whether `command` installs, upgrades or removes packages (its output is then worth reading)."""
     words = re.split(r"[^\w-]+", command.lower())  # (`--upgrade` counts; `-i` is grep's, sed's, not npm's `i`)
-    return bool(_INSTALL_WORDS & {word[2:] if word.startswith("--") else word for word in words})
+    # (an option's first word too: uv's `--upgrade-package`)
+    return bool(_INSTALL_WORDS & {part for word in words if word.startswith("--") for part in (word[2:],
+                                                                                            word[2:].split("-")[0])}
+                | _INSTALL_WORDS & set(words))
 
 
 def installed_versions(command: str, output: str) -> dict:
@@ -144,7 +152,11 @@ def installed_versions(command: str, output: str) -> dict:
             found[_package_key(m.group(1))] = (m.group(3), m.group(2))
         for m in _OVER.finditer(line):  # dpkg's: the upstream version without the package's revision
             found[_package_key(m.group(1))] = (_upstream(m.group(3)), _upstream(m.group(2)))
-        if "->" in line or "=>" in line or "\u2192" in line or "(was" in line:
+        for m in _FROM_TO.finditer(line):
+            found[_package_key(m.group(1))] = (m.group(2), m.group(3))
+        for m in _TO_FROM.finditer(line):
+            found[_package_key(m.group(1))] = (m.group(3), m.group(2))
+        if "->" in line or "=>" in line or "\u2192" in line or "(was" in line or " from " in line:
             continue
         spaced = _SPACED.match(line)
         if spaced and (spaced.group("mark") or spaced.group("verb")):
