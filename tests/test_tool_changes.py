@@ -562,6 +562,21 @@ def test_a_decision_in_no_word_its_change_lacks_is_no_memory_of_its_own(tmp_path
     assert any("06:00 UTC" in text for text in kept), kept
 
 
+def test_a_decision_saying_only_that_a_change_was_made_is_no_memory_of_its_own(tmp_path, store, project):
+    """"Changed LeadHours to 24." adds to the change's memory only that a change was made, which it is."""
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Settings."), Assistant("Written.", [Write("appsettings.json",
+                                                                    '{"Reminders": {"LeadHours": 48}}\n')])]),
+        ("s2", 2, [User("48h is too far out, people forget by the day itself. make it 24"),
+                   Assistant("Changed LeadHours to 24.", [Edit("appsettings.json", '"LeadHours": 48',
+                                                                '"LeadHours": 24')]),
+                   User("argh scratch that, 24h doesnt leave the desk time to refill a slot. go 36"),
+                   Assistant("Set to 36.", [Edit("appsettings.json", '"LeadHours": 24', '"LeadHours": 36')])]),
+    ], files={})
+    assert "Reminders.LeadHours = 36 (was 24) in appsettings.json" in stated(store), stated(store)
+    assert not any("LeadHours" in text for text in said_in_words(store)), said_in_words(store)
+
+
 def test_a_change_replaces_only_the_memories_of_its_own_file_or_family(tmp_path, store, project):
     """Two model configs of one folder (Hydra's conf/model/) are alternatives, not variants of one file: taking
     deberta back to 128 tokens leaves roberta's 256, changed in the same turn as deberta's first change."""
@@ -724,6 +739,38 @@ def test_a_key_a_rewrite_moved_under_new_parents_is_changed_once(tmp_path, store
               "        pool:\n          vmImage: 'ubuntu-latest'\n")
     assert set_then_changed(tmp_path, store, project, "azure-pipelines.yml", first, write=staged) == [
         "stages[Build].jobs[build].pool.vmImage = ubuntu-latest (was windows-latest) in azure-pipelines.yml"]
+
+
+def test_one_change_seen_in_several_places_is_one_memory(tmp_path, store, project):
+    """A column widened in the model and its migration, a version in .tool-versions and `elixir --version`: one
+    memory each (the file's); one key changed in two files (staging's and prod's values) stays two."""
+    context = "b.Entity<Reminder>().Property(r => r.MessageBody).HasMaxLength(320);\n"
+    migration = ('migrationBuilder.AlterColumn<string>(\n    name: "MessageBody",\n    table: "Reminders",\n'
+                 '    type: "nvarchar(480)",\n    maxLength: 480,\n    oldType: "nvarchar(320)",\n'
+                 '    oldMaxLength: 320);\n')
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Scaffold."), Assistant("Written.", [
+            Write("src/Data/AppDbContext.cs", context), Write(".tool-versions", "elixir 1.16.1-otp-26\n"),
+            Write("charts/app/values-staging.yaml", "replicaCount: 3\n"),
+            Write("charts/app/values-prod.yaml", "replicaCount: 3\n"),
+            Bash("elixir --version", "Erlang/OTP 26 [erts-14.2.1]\n\nElixir 1.16.1 (compiled with Erlang/OTP 26)")])]),
+        ("s2", 2, [User("Longer texts, a newer elixir, four replicas everywhere."), Assistant("Done.", [
+            Edit("src/Data/AppDbContext.cs", "HasMaxLength(320)", "HasMaxLength(480)"),
+            Write("src/Data/Migrations/20251031_WidenBody.cs", migration),
+            Edit(".tool-versions", "elixir 1.16.1-otp-26", "elixir 1.16.2-otp-26"),
+            Bash("elixir --version", "Erlang/OTP 26 [erts-14.2.3]\n\nElixir 1.16.2 (compiled with Erlang/OTP 26)"),
+            Edit("charts/app/values-staging.yaml", "replicaCount: 3", "replicaCount: 4"),
+            Edit("charts/app/values-prod.yaml", "replicaCount: 3", "replicaCount: 4")])]),
+    ], files={})
+    assert stated(store) == [
+        "Reminder.MessageBody maxLength = 480 (was 320) in src/Data/AppDbContext.cs",
+        "elixir = 1.16.2-otp-26 (was 1.16.1-otp-26) in .tool-versions",
+        "replicaCount = 4 (was 3) in charts/app/values-prod.yaml",
+        "replicaCount = 4 (was 3) in charts/app/values-staging.yaml"], stated(store)
+    widened = next(c.content for c in change_memories(store) if "MessageBody" in c.content)
+    assert "; also `maxLength: 480` in src/Data/Migrations/20251031_WidenBody.cs" in widened, widened
+    assert "; also `Elixir 1.16.2 (compiled with Erlang/OTP 26)` from `elixir --version`" in next(
+        c.content for c in change_memories(store) if "elixir" in c.content)
 
 
 def test_a_dvc_config_rewritten_changes_its_default_remote(tmp_path, store, project):

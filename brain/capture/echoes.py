@@ -106,6 +106,11 @@ def without_echoes(candidates, changed=(), turns=()) -> list:
 
 
 _IN_WORDS = frozenset("request correction preference decision".split())
+# Words that only say a change was made ("Changed LeadHours to 24."): what the change's memory says by being one
+# ("move" is not one of them: "move the api to 5180" says where to, which a port's key may not)
+_MADE_A_CHANGE = frozenset("change changed changing bump bumped bumping switch switched switching update updated "
+                           "updating upgrade upgraded upgrading raise raised lower lowered increase increased "
+                           "decrease decreased now".split())
 
 
 def _changes_by_exchange(changes, exchange_of: dict) -> dict:
@@ -121,8 +126,8 @@ def _said_by_change(candidate, changes, asked: dict, memory_words: dict) -> bool
     """Whether a statement in words only says again what a change of its exchange holds (module doc): the change
     quotes whole the sentence it came from and all it says, or the statement gives the change's new value and names
     no word of the change's key or file ("backup" names `keep_all_backups_for_days`, "signin" names `signIn`), or
-    gives it in no word the change's memory lacks ("Default seed is 1234." beside `seed = 1234 (was 42) in
-    conf/config.yaml (asked: "default 1234, ...")`)."""
+    gives it in no word the change's memory lacks but those saying a change was made ("Default seed is 1234."
+    beside `seed = 1234 (was 42) in conf/config.yaml (asked: "default 1234, ...")`; "Changed LeadHours to 24.")."""
     if candidate.kind not in _IN_WORDS or not changes:
         return False
     sentence = " ".join((candidate.statement or "").split())
@@ -131,7 +136,7 @@ def _said_by_change(candidate, changes, asked: dict, memory_words: dict) -> bool
     if any(_quotes(asked[id(change)], sentence) and _quotes(asked[id(change)], said) for change in changes):
         return True  # the change's memory holds what it says whole, with the key and both values
     stated = [change for change in changes if any(holds_value(said, new) for new in _new_values(change))]
-    if any(_within(_words(said), memory_words.get(id(change), set())) for change in stated):
+    if any(_within(_words(said) - _MADE_A_CHANGE, memory_words.get(id(change), set())) for change in stated):
         return True
     return bool(stated) and not any(_names(change, said, words) for change in stated)
 

@@ -352,16 +352,16 @@ def _record_settings(specs, kept, sid: str) -> None:
 
 
 def _change_specs(changes, turns, sid, project, transcript_path, fallback_time) -> list:
-    """(change, create_many spec) of a typed memory for each change the tools made: "KEY = NEW (was OLD) in
-    PATH", derived from the turn that made it (capture/tools/records)."""
+    """(change, create_many spec) of a typed memory for each (change, the same change seen elsewhere) the tools
+    made: "KEY = NEW (was OLD) in PATH", derived from the turn that made it (capture/tools/records)."""
     out = []
-    for change in changes:
+    for change, also in changes:
         created = change.turn.timestamp or fallback_time
         turn_id = new_chunk_id(normalize_timestamp(created), _turn_key(sid, change.turn))
         ref = change.turn.uuid or f"offset-{change.turn.offset}"
         md = {"kind": "change", "category": "present", "project": project.id, "project_name": project.name,
               "provenance": {"kind": "event", "ref": f"{sid}/{ref}", "file": str(transcript_path)}}
-        out.append((change, {"content": memory_text(change, turns), "chunk_type": "fact", "conversation_id": sid,
+        out.append((change, {"content": memory_text(change, turns, also), "chunk_type": "fact", "conversation_id": sid,
                              "confidence": CHANGE_CONFIDENCE, "tags": ["change"], "created": created,
                              "metadata": md, "links": {"derived_from": [turn_id]},
                              "key": f"change:{sid}:{ref}:{change.path}:{change.key}"}))

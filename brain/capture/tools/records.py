@@ -15,6 +15,7 @@ words (`30s` is "30 seconds"), and the setting as the turn's words count it ("10
 import re
 
 from brain.capture.settings.formats import format_of, project_wide, same_family
+from brain.capture.settings.lines import COLUMN_ATTRIBUTES
 from brain.capture.tools.edits import edit_changes, findable, said_as
 from brain.cpython.fast import sqlite3
 from brain.util.text import STOPWORDS, SWITCHES, clip, holds_value, sentences
@@ -62,9 +63,19 @@ def request(change, turns) -> str:
     return clip(" ".join(found.split()), REQUEST_CHARS) if found else ""
 
 
-def memory_text(change, turns) -> str:
+def memory_text(change, turns, also=()) -> str:
+    """The change's statement, the places it was also seen (`also`: the same change read elsewhere, memorable())
+    and the person's request."""
     asked = request(change, turns)
-    return statement(change) + (f' (asked: "{asked}")' if asked else "")
+    seen = "".join(f"; also {_where(other)}" for other in also)
+    return statement(change) + seen + (f' (asked: "{asked}")' if asked else "")
+
+
+def _where(change) -> str:
+    """Where else a change was seen, as briefly as it was written: the line and its file, or the command."""
+    said = f"`{change.line}`" if change.line else f"{change.key} = {change.new}"
+    return said + (f" in {change.path}" if change.path else
+                   f" from `{clip(' '.join((change.command or '').split()), COMMAND_CHARS)}`")
 
 
 def _leaf(key: str):
@@ -118,14 +129,42 @@ def value_pairs(change) -> list:
 
 
 def memorable(changes) -> list:
-    """The changes that get a memory each: the first MEMORIES_PER_FILE of each file (or command) in each turn."""
-    counts, out = {}, []
+    """(change, the same change seen elsewhere) for each change that gets a memory: the first MEMORIES_PER_FILE of
+    each file (or command) in each turn; of the changes of one subject between the same numbers (a column widened
+    320 -> 480 in the model, its migration's length and its migration's type; `elixir --version` after
+    .tool-versions), one memory naming each place, a file's change first. All are value pairs all the same."""
+    counts, out, by_subject = {}, [], {}
     for change in changes:
         where = (id(change.turn), change.path or change.command)
         counts[where] = counts.get(where, 0) + 1
-        if counts[where] <= MEMORIES_PER_FILE:
-            out.append(change)
-    return out
+        if counts[where] > MEMORIES_PER_FILE:
+            continue
+        subject = _subject_and_numbers(change)
+        group = by_subject.get(subject) if subject else None
+        if group is not None and group[0].path and change.path and group[0].key == change.key \
+                and group[0].path != change.path:
+            group = None  # one key in two files (staging's and prod's values): two settings
+        if group is not None:
+            group.insert(0, change) if change.path and not group[0].path else group.append(change)
+            continue
+        group = [change]
+        if subject:
+            by_subject[subject] = group
+        out.append(group)
+    return [(group[0], tuple(group[1:])) for group in out]
+
+
+_FIRST_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+
+
+def _subject_and_numbers(change):
+    """(the name a change is about, the first number of its old and new values), or None when a value has none:
+    `MessageBody` of `Reminders.MessageBody type`, `elixir` of `elixir version` and of .tool-versions' `elixir`."""
+    old, new = _FIRST_NUMBER.search(change.old or ""), _FIRST_NUMBER.search(change.new or "")
+    key = change.key[:-len(" version")] if change.key.endswith(" version") else change.key
+    head, _, attribute = key.rpartition(" ")
+    name = head.rsplit(".", 1)[-1] if attribute in COLUMN_ATTRIBUTES and head else key  # (a column: its name)
+    return (name.lower(), old.group(), new.group()) if old and new and old.group() != new.group() else None
 
 
 def earlier_change_memories(conn, project_id, change, when: str, own_id: str) -> list:
