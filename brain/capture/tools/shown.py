@@ -18,8 +18,8 @@ _COUNT_OPTIONS = frozenset(("-n", "-c"))  # head's and tail's, given apart from 
 def shown_file(command: str, output: str):
     """(path, text) of the file `command` printed some or all lines of, or None (see the module doc)."""
     line = (command or "").strip()
-    if not output or "\n" in line or "`" in line or "$(" in line:
-        return None
+    if not output or line.split(" ", 1)[0] not in _PRINTS or "\n" in line or "`" in line or "$(" in line:
+        return None  # (most commands are none of these: shlex only for those that are)
     try:
         lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
         lexer.whitespace_split = True
