@@ -137,6 +137,12 @@ def _says_why(line: str) -> bool:
                        Case("E   AssertionError: assert 3 == 4\n1 failed, 3 passed in 0.52s",
                             gives="AssertionError: assert 3 == 4"),
                        Case("KeyError:\n'plan_id'", gives="KeyError: 'plan_id'"),
+                       Case("** (Postgrex.Error) ERROR 42704 (undefined_object) type \"citext\" does not exist\n"
+                            "    (ecto_sql 3.11.1) lib/ecto/adapters/sql.ex:1054: "
+                            "Ecto.Adapters.SQL.raise_sql_call_error/1",
+                            gives="** (Postgrex.Error) ERROR 42704 (undefined_object) type \"citext\" does not exist"),
+                       Case("TypeError: fetch failed\n    at node:internal/deps/undici:12345:11\n"
+                            "    at async handleError (/app/src/errors.js:3:1)", gives="TypeError: fetch failed"),
                        Case("src/main.cpp:4:10: fatal error: secrets.h: No such file or directory\n"
                             "===== [FAILED] Took 3.41 seconds =====",
                             gives="src/main.cpp:4:10: fatal error: secrets.h: No such file or directory"),
@@ -162,8 +168,16 @@ def failure_line(output: str) -> str | None:
     lines = output_lines(output)
     lines = [f"{line} {lines[i + 1]}" if line.endswith(":") and i + 1 < len(lines) else line
              for i, line in enumerate(lines)]
-    flagged = [line for line in lines if _ERROR_LINE.search(line) and _says_why(line)]
+    flagged = [line for line in lines if _ERROR_LINE.search(line) and _says_why(line) and not _STACK_FRAME.match(line)]
     return clip(flagged[-1], 150) if flagged else None
+
+
+# A traceback's frame says where, not what: Elixir's "(ecto_sql 3.11.1) lib/ecto/adapters/sql.ex:1054: ...",
+# Python's `File "a.py", line 3`, JavaScript's, Java's, .NET's and Rust's "at ...", Ruby's "from x.rb:12:in",
+# Go's "/src/main.go:12 +0x1d"
+_STACK_FRAME = re.compile(r"\([\w.-]+ [\w.+-]+\) \S+:\d+:|File \"[^\"]+\", line \d+|"
+                          r"at (?:async |new )?\S+ \([^)]*:\d+(?::\d+)?\)|"
+                          r"at [\w$.<>`]+\(|at \S+:\d+|from \S+:\d+:in\b|/\S+\.go:\d+ \+0x")
 
 
 def output_lines(output: str) -> list:
