@@ -104,9 +104,8 @@ def _unique(items) -> list:
 
 def session_record(turns: list[Turn]) -> SessionRecord | None:
     """Intent, files touched, commands, tests passed, todos done, outcome and follow-ups of the main chain; None
-    when nothing
-    happened. A command whose last run failed is listed with "(failed)"; a test command whose last run passed, with
-    how many tests passed."""
+    when nothing happened. A command whose last run failed is listed with "(failed)"; a test command whose last
+    run passed, with how many tests passed."""
     abandoned = sum(1 for t in turns if t.abandoned and not t.is_sidechain)
     main = [t for t in turns if not t.is_sidechain and not t.abandoned]
     user_turns = [t for t in main if t.role == "user" and not t.is_compact_summary and t.text]

@@ -87,6 +87,12 @@ _SA_OPTION = re.compile(r"(?<![\w.])(server_default|default|type_|existing_serve
 _SA_TYPE = re.compile(r"^\s*(?:sa\.)?([A-Z]\w*(?:\([^()]*\))?)")
 
 
+def _owner(owners: list, at: int):
+    """The name of the last of `owners` ((position, name), in order) that opens before `at`: the table, model or
+    entity a column's line belongs to; None when none does."""
+    return next((name for start, name in reversed(owners) if start < at), None)
+
+
 def schema_key(key: str) -> bool:
     """Whether a key names a column's attribute (`orders.quantity default`): one per database."""
     return bool(_SCHEMA_KEY.match(key))
@@ -114,7 +120,7 @@ def read_schema(text: str) -> dict:
 def _rails(text: str, out: dict) -> None:
     tables = [(m.start(), m.group(1)) for m in _RAILS_TABLE.finditer(text)]
     for m in _RAILS_COLUMN.finditer(text):
-        table = next((name for at, name in reversed(tables) if at < m.start()), None)
+        table = _owner(tables, m.start())
         if table and m.group(1) not in ("index", "timestamps", "references", "belongs_to"):
             out[f"{table}.{m.group(2)} type"] = m.group(1)
             for option in _OPTION.finditer(m.group(3)):
@@ -135,12 +141,12 @@ def _django(text: str, out: dict) -> None:
         _django_field(m.group(1).lower(), m.group(2), m.group(3), m.group(4), out)
     classes = [(m.start(), m.group(1).lower()) for m in _DJANGO_CLASS.finditer(text)]
     for m in _DJANGO_ATTRIBUTE.finditer(text) if classes else ():
-        model = next((name for at, name in reversed(classes) if at < m.start()), None)
+        model = _owner(classes, m.start())
         if model:
             _django_field(model, m.group(1), m.group(2), m.group(3), out)
     models = [(m.start(), m.group(1).lower()) for m in _DJANGO_MODEL.finditer(text)]
     for m in _DJANGO_MODEL_FIELD.finditer(text):
-        model = next((name for at, name in reversed(models) if at < m.start()), None)
+        model = _owner(models, m.start())
         if model:
             _django_field(model, m.group(1), m.group(2), m.group(3), out)
 
@@ -158,7 +164,7 @@ def _ef_core(text: str, out: dict) -> None:
             _ef_column(arguments["table"], arguments["name"], arguments, out)
     tables = [(m.start(), m.group(1)) for m in _EF_TABLE.finditer(text)]
     for m in _EF_COLUMN.finditer(text):
-        table = next((name for at, name in reversed(tables) if at < m.start()), None)
+        table = _owner(tables, m.start())
         if table:
             arguments = dict((a.group(1), a.group(2).strip('"')) for a in _EF_ARGUMENT.finditer(m.group(2)))
             _ef_column(table, arguments.get("name") or m.group(1), arguments, out)
@@ -167,7 +173,7 @@ def _ef_core(text: str, out: dict) -> None:
 def _ef_fluent(text: str, out: dict) -> None:
     entities = [(m.start(), m.group(1)) for m in _EF_ENTITY.finditer(text)]
     for m in _EF_PROPERTY.finditer(text) if entities else ():
-        entity = next((name for at, name in reversed(entities) if at < m.start()), None)
+        entity = _owner(entities, m.start())
         for call in _EF_FLUENT.finditer(m.group(2)) if entity else ():
             if call.group(2):
                 out[f"{entity}.{m.group(1)} {_EF_FLUENT_KEYS[call.group(1)]}"] = _value(call.group(2))
@@ -210,12 +216,19 @@ def stated_old(text: str) -> dict:
     return {key: value for key, value in out.items() if value is not None}
 
 
-def _ecto_stated(text: str, out: dict) -> None:
+def _ecto_columns(text: str):
+    """(table, _ECTO_COLUMN match) of each column line inside a `table(...)` or `schema "..."` block."""
     tables = [(m.start(), m.group(1) or m.group(2)) for m in _ECTO_TABLE.finditer(text)]
     for m in _ECTO_COLUMN.finditer(text) if tables else ():
-        table = next((name for at, name in reversed(tables) if at < m.start()), None)
+        table = _owner(tables, m.start())
+        if table is not None:
+            yield table, m
+
+
+def _ecto_stated(text: str, out: dict) -> None:
+    for table, m in _ecto_columns(text):
         was = _ECTO_FROM.search(m.group(3))
-        if table and was:
+        if was:
             if was.group(1) or was.group(3):
                 out[f"{table}.{m.group(1)} type"] = (was.group(1) or was.group(3)).lstrip(":")
             for option in _ECTO_OPTION.finditer(was.group(2) or ""):
@@ -223,11 +236,7 @@ def _ecto_stated(text: str, out: dict) -> None:
 
 
 def _ecto(text: str, out: dict) -> None:
-    tables = [(m.start(), m.group(1) or m.group(2)) for m in _ECTO_TABLE.finditer(text)]
-    for m in _ECTO_COLUMN.finditer(text) if tables else ():
-        table = next((name for at, name in reversed(tables) if at < m.start()), None)
-        if table is None:
-            continue
+    for table, m in _ecto_columns(text):
         options = _ECTO_FROM.sub("", m.group(3))  # (what a `modify` replaced is stated_old's)
         if not m.group(2).startswith(":references"):
             out[f"{table}.{m.group(1)} type"] = m.group(2).lstrip(":")
@@ -238,7 +247,7 @@ def _ecto(text: str, out: dict) -> None:
 def _sqlalchemy(text: str, out: dict) -> None:
     tables = [(m.start(), m.group(1) or m.group(2)) for m in _SA_TABLE.finditer(text)]
     for m in _SA_COLUMN.finditer(text) if tables else ():
-        table = next((name for at, name in reversed(tables) if at < m.start()), None)
+        table = _owner(tables, m.start())
         column, arguments = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         if table:
             _sqlalchemy_column(table, column, arguments, out)

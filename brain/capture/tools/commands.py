@@ -173,9 +173,9 @@ def versions_asked(command: str, output: str) -> list:
         named = [out for out in printed if tool.lower() in out.lower()]
         said = [hit for hit in map(_VERSION.search, named) if hit]  # the lines naming it with a version
         version = said[0] if said and len({v.group(1) or v.group(2) for v in said}) == 1 else None
-        opening = [hit for out in named if out.lower().startswith(tool.lower()) for hit in [_VERSION.search(out)]
-                   if hit]  # a tool names itself first ("ansible [core 2.15.9]"), its paths later (python3.11)
-        version = version or (opening[0] if opening else None)
+        if version is None:  # a tool names itself first ("ansible [core 2.15.9]"), its paths later (python3.11)
+            version = next(filter(None, (_VERSION.search(out) for out in named
+                                         if out.lower().startswith(tool.lower()))), None)
         if version is None and not piped and printed:
             # a bare version ("8.0.408") is the first command's when it opens the output, the last's when it ends it
             edge = printed[0] if at == 0 else printed[-1] if at == len(parts) - 1 else ""

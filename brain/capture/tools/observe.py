@@ -94,12 +94,18 @@ def _from_file(turn, use, path: str, texts: FileTexts) -> list:
     if use.name == "Read":
         if after is None:
             return []
-        stated = replaced_in(path, after)  # a migration a command wrote says what it replaced (EF Core's oldType)
-        return [Observation(turn, path, key, value, stated.get(key), True, None, written_line(after, key, value))
-                for key, value in read_settings(path, after).items()]
+        # a migration a command wrote says what it replaced (EF Core's oldType)
+        return _shown(turn, path, after, replaced_in(path, after))
     if after is not None and (before is not None or use.name == "Write"):
         return _differences(turn, path, read_settings(path, before) if before is not None else None, after)
     return _from_fragments(turn, path, use.edits)
+
+
+def _shown(turn, path: str, text: str, stated: dict) -> list:
+    """Observations of each key `text` shows of `path` (a Read's, or a command's output), with the value `stated`
+    says it replaced."""
+    return [Observation(turn, path, key, value, stated.get(key), True, None, written_line(text, key, value))
+            for key, value in read_settings(path, text).items()]
 
 
 def _from_command(turn, use, root) -> list:
@@ -109,9 +115,7 @@ def _from_command(turn, use, root) -> list:
             out += _from_fragments(turn, project_path(file, root), [(old, new, False)])
     printed = shown_file(use.command, use.result)
     if printed and format_of(printed[0]):  # what `cat` or `grep -n` printed of a file: as a Read shows it
-        path, text = project_path(printed[0], root), printed[1]
-        out += [Observation(turn, path, key, value, None, True, None, written_line(text, key, value))
-                for key, value in read_settings(path, text).items()]
+        out += _shown(turn, project_path(printed[0], root), printed[1], {})
     # (a result is redacted when first read: read it only for a command whose output says something)
     shown = tool_version(use.command, use.result) if asks_version(use.command) else None
     asked = [shown] + other_versions(use.result, shown[0]) if shown else versions_asked(use.command, use.result)

@@ -114,10 +114,9 @@ def _package_key(name: str) -> str:
 def installs(command: str) -> bool:
     """Whether `command` installs, upgrades or removes packages (its output is then worth reading)."""
     words = re.split(r"[^\w-]+", command.lower())  # (`--upgrade` counts; `-i` is grep's, sed's, not npm's `i`)
+    options = {word[2:] for word in words if word.startswith("--")}
     # (an option's first word too: uv's `--upgrade-package`)
-    return bool(_INSTALL_WORDS & {part for word in words if word.startswith("--") for part in (word[2:],
-                                                                                            word[2:].split("-")[0])}
-                | _INSTALL_WORDS & set(words))
+    return not _INSTALL_WORDS.isdisjoint(set(words) | options | {option.split("-")[0] for option in options})
 
 
 def installed_versions(command: str, output: str) -> dict:

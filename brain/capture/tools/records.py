@@ -32,8 +32,7 @@ def statement(change) -> str:
     was = change.old
     if change.old_path and change.old_path != change.path and change.path:
         was += f" in {change.old_path}"
-    where = f"from `{clip(' '.join(change.command.split()), COMMAND_CHARS)}`" if change.command else \
-        f"in {change.path}"
+    where = _command_phrase(change.command) if change.command else f"in {change.path}"
     said = f"{change.key} = {change.new}"
     line = f" (`{change.line}`)" if change.line and change.line != said else ""
     return f"{said} (was {was}) {where}{line}"
@@ -74,8 +73,12 @@ def memory_text(change, turns, also=()) -> str:
 def _where(change) -> str:
     """Where else a change was seen, as briefly as it was written: the line and its file, or the command."""
     said = f"`{change.line}`" if change.line else f"{change.key} = {change.new}"
-    return said + (f" in {change.path}" if change.path else
-                   f" from `{clip(' '.join((change.command or '').split()), COMMAND_CHARS)}`")
+    return said + " " + (f"in {change.path}" if change.path else _command_phrase(change.command or ""))
+
+
+def _command_phrase(command: str) -> str:
+    """"from `COMMAND`", on one line and clipped: where a value a command's output showed came from."""
+    return f"from `{clip(' '.join(command.split()), COMMAND_CHARS)}`"
 
 
 def _leaf(key: str):
@@ -145,7 +148,10 @@ def memorable(changes) -> list:
                 and group[0].path != change.path:
             group = None  # one key in two files (staging's and prod's values): two settings
         if group is not None:
-            group.insert(0, change) if change.path and not group[0].path else group.append(change)
+            if change.path and not group[0].path:
+                group.insert(0, change)  # a file's change says more than a command's output
+            else:
+                group.append(change)
             continue
         group = [change]
         if subject:

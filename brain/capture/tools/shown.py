@@ -35,8 +35,8 @@ def shown_file(command: str, output: str):
     if path is None:
         return None
     lines = output.splitlines()
-    if words[0] in ("grep", "egrep") and ("-n" in words or any(w.startswith("-") and not w.startswith("--")
-                                                              and "n" in w for w in words[1:])):
+    if words[0] in ("grep", "egrep") and any(w.startswith("-") and not w.startswith("--") and "n" in w
+                                             for w in words[1:]):  # -n, -En: each line opens with its number
         lines = [_LINE_NUMBER.sub("", text, count=1) for text in lines if text != "--"]
     return path, "\n".join(lines) + "\n"
 
@@ -44,7 +44,7 @@ def shown_file(command: str, output: str):
 def _file_of(words: list):
     """The one file a `cat`, `head`, `tail`, `grep` or `sed -n` command line names, or None."""
     tool, arguments, skip = words[0], [], False
-    for i, word in enumerate(words[1:], 1):
+    for word in words[1:]:
         if skip:
             skip = False
             continue
