@@ -10,6 +10,7 @@ import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -194,6 +195,21 @@ def test_a_history_outside_the_project_runs_with_every_metric(tmp_path):
                 "changed_values", "typed_memories"):
         assert reused[key] == report[key], key
     assert reused["brief_held"] is None and "brief holds" not in proc.stdout
+    # bench/ceilings.py on the same store: each miss sorted by what would answer it, each stale value by its change
+    proc = subprocess.run([sys.executable, str(ROOT / "bench" / "ceilings.py"), str(kept), str(out), "--history",
+                           str(path)], check=False, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("1 histories, 1 questions: answered 1 (100.0%); with every cut off, at most 1")
+    import ceilings
+    question = SimpleNamespace(ask="Which port does the API use?", answers=["7450"])
+    nowhere = SimpleNamespace(ask="What is the deploy host?", answers=["deploy.tinyapp.example"])
+    history = SimpleNamespace(name="tinyapp", project="tinyapp", questions=[question, nowhere],
+                              changes=load(str(path)).changes)
+    made_up = dict(report, answered_count=0, questions=2, misses=[question.ask, nowhere.ask],
+                   stale=[(question.ask, ["port: 7001"]), (nowhere.ask, ["a value no change names"])])
+    row = ceilings.measure(history, kept, made_up)
+    assert row["misses"] == {"uncut rank 1": 1, "answer stored nowhere": 1}
+    assert row["stale"] == {"edit": 1, "no change names it (words)": 1}
 
 
 def test_an_unknown_history_is_an_error_before_anything_runs():

@@ -389,6 +389,9 @@ LONE_LOOKALIKES = [
     "bookworm-20240311-slim", "bullseye-20240130-slim",
     # a project file's path (a .NET project's settings were never read: its path was redacted)
     "src/Avocet.Api/Avocet.Api.csproj", "src/App.Web/App.Web.fsproj",
+    # a settings key kept alone on its turn (the key was redacted, so a change back of it replaced nothing)
+    "Refunds.WindowDays", "Payments.ReturnUrl", "Serilog.WriteTo[0].Name", "org.h2.jdbc.JdbcSQLSyntaxErrorException",
+    "GameSettings.DesktopTargetFps", "env:esp32-s3-devkitc-1.board_build.partitions",
 ]
 
 

@@ -797,6 +797,26 @@ def test_an_image_registry_is_no_secret(tmp_path, store, project):
         "charts/app/values-prod.yaml"]
 
 
+def test_a_setting_changed_back_replaces_the_memory_of_its_change_when_its_key_looks_random(tmp_path, store,
+                                                                                                project):
+    """`Refunds.WindowDays` alone has the mixed case and letters of a token: the redactor took the key kept on the
+    turn for one, so the change back to 28 found no earlier change of its key and left "= 14 (was 28)" live."""
+    files = {}
+    settings = '{\n  "Refunds": {\n    "WindowDays": 28\n  }\n}\n'
+    capture(tmp_path, store, project, [
+        ("s1", 9, [User("Config."), Assistant("Written.", [Write("src/Api/appsettings.json", settings)])]),
+        ("s2", 6, [User("Cut the refund window to 14 days."), Assistant("Done.", [Edit(
+            "src/Api/appsettings.json", '"WindowDays": 28', '"WindowDays": 14')])]),
+        ("s3", 2, [User("Legal says it must stay 28, put it back."), Assistant("Done.", [Edit(
+            "src/Api/appsettings.json", '"WindowDays": 14', '"WindowDays": 28')])]),
+    ], files=files)
+    (cut,) = change_memories(store, "superseded")
+    (back,) = change_memories(store)
+    assert cut.content.startswith("Refunds.WindowDays = 14 (was 28) in src/Api/appsettings.json")
+    assert back.content.startswith("Refunds.WindowDays = 28 (was 14) in src/Api/appsettings.json")
+    assert cut.links["superseded_by"] == [back.id]
+
+
 def test_a_new_header_defines_a_macro_another_header_defined(tmp_path, store, project):
     """A C macro is one per program whichever header defines it: a new header moving the broker's port out of
     config.h changes it; a Java constant edited in place is a change too."""

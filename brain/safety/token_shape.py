@@ -37,6 +37,7 @@ _PASSWORD_SYMBOLS = frozenset("!#$%&*;?^~|()[]{}<>,'\"`")
 # A sed or perl substitution given as one quoted argument (`sed -i 's/limit=5/limit=15/' .env`): an edit, not a key.
 _SUBSTITUTION = re.compile(r"(?:s|y|tr)([/|#:,@!])(?:(?!\1).){1,400}\1(?:(?!\1).){0,400}\1[a-zA-Z0-9]{0,4}")
 _SEPARATORS = re.compile(r"[-_/.]+")
+_NAME_PART = re.compile(r"[A-Za-z_$][A-Za-z0-9_$-]{0,63}(?:\[[0-9]{1,4}\])*")
 # A name's part: letters then a number, or a number then a unit ("fp16", "len256", "a100", "80gb")
 _MARKED_PART = re.compile(r"[a-z]{1,8}[0-9]{0,5}|[0-9]{1,5}[a-z]{0,3}")
 # A time written in an id ("garden-20261128T094512Z-cba6", "backup_2026-11-28T09:45Z_3f"): the rest decides.
@@ -151,6 +152,17 @@ def looks_machine_made(body, min_length=MIN_RANDOM) -> bool:
     return len(body) >= 24 or _vowel_share(body) < 0.4  # (a short draw's vowels vary too much to say more)
 
 
+def _dotted_name(value) -> bool:
+    """A path of names (`Refunds.WindowDays`, `Serilog.WriteTo[0].Name`, `org.h2.jdbc.JdbcSQLSyntaxErrorException`):
+    a settings key or a member, which a config reader or a stack trace writes alone. Each part is an identifier too
+    short to be a secret on its own, no token alone, or words (`DesktopTargetFps`: "Desktop" has too few vowels for
+    looks_machine_made's words); a dotted token (a JWT, `<id>.<secret>`) has a random part."""
+    parts = value.split(".")
+    return len(parts) >= 2 and all(_NAME_PART.fullmatch(part) and (len(part) < MIN_RANDOM or not alone_token_kind(
+        part) or _wordy_share(part, vowels=0.2) >= 0.8) for part in parts) \
+        and any(sum(c.isalpha() for c in part) >= 3 for part in parts)
+
+
 def _typed_password(value) -> bool:
     """A password typed by a person: 8-64 characters, letters mixed with digits or case, and a symbol."""
     if not 8 <= len(value) <= 64 or not any(c in _PASSWORD_SYMBOLS for c in value):
@@ -229,6 +241,8 @@ def alone_token_kind(token):
             return "token"
         if verdict == "text":
             return None
+    if _dotted_name(value):
+        return None
     if looks_machine_made(body):
         return "token"
     if "." in body and all(looks_machine_made(part, 12) or len(part) < 12 for part in body.split(".")) \
