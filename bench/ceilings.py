@@ -17,7 +17,6 @@ The figures are in bench/README.md ("Where the out-of-reach lines top out").
 import argparse
 import collections
 import json
-import os
 import sys
 from pathlib import Path
 
@@ -67,10 +66,7 @@ def rank_band(rank: int) -> str:
 
 
 def measure(history, kept: Path, report: dict) -> dict:
-    folder = kept / history.name
-    memory = folder / "memory"
-    project = coding_memory.project_of(folder / history.project,
-                                       dict(os.environ, RLM_MEM_DIR=str(memory), HOME=str(folder)))
+    memory, project = coding_memory.kept_store(history, kept)
     answers = {question.ask: question.answers for question in history.questions}
     stored = stored_texts(memory)
     misses = collections.Counter()
@@ -104,14 +100,14 @@ def summary(rows: list) -> str:
     total_changes = sum(n for (how, kind), n in changed.items() if kind == "total")
     by_tool = sum(n for (how, kind), n in changed.items() if kind == "total" and how != "words")
     passed = sum(n for (how, kind), n in changed.items() if kind == "passed")
+    in_words = sum(n for how, n in stale.items() if "words" in how)  # the words, and the values no change names
     lines = [f"{len(rows)} histories, {questions} questions: answered {answered} ({100 * answered / questions:.1f}%); "
              f"with every cut off, at most {answered + reachable} ({100 * (answered + reachable) / questions:.1f}%)",
              "  misses: " + ", ".join(f"{band} {n}" for band, n in sorted(misses.items())),
              f"replaced values shown as current: {sum(stale.values())} "
              f"({sum(stale.values()) / len(rows):.2f} a history): "
              + ", ".join(f"{how} {n}" for how, n in sorted(stale.items())),
-             f"  left if every one a tool made were fixed: {sum(n for how, n in stale.items() if 'words' in how)} "
-             f"({sum(n for how, n in stale.items() if 'words' in how) / len(rows):.2f} a history)",
+             f"  left if every one a tool made were fixed: {in_words} ({in_words / len(rows):.2f} a history)",
              f"changed values: {passed}/{total_changes} ({100 * passed / total_changes:.1f}%); "
              + ", ".join(f"{how} {changed[how, 'passed']}/{changed[how, 'total']}"
                          for how in sorted({how for how, _ in changed})),
@@ -136,10 +132,10 @@ def main() -> int:
         try:
             reports = json.loads(report_path.read_text(encoding="utf-8"))
             histories = [coding_memory.load(files.get(report["history"], report["history"])) for report in reports]
-        except (OSError, ValueError, KeyError, coding_memory.HistoryError) as exc:
+            rows += [measure(history, kept, report) for history, report in zip(histories, reports)]
+        except (OSError, ValueError, KeyError, coding_memory.HistoryError) as exc:  # (no store: FileNotFoundError)
             print(f"Error: {exc}", file=sys.stderr)
             return 1
-        rows += [measure(history, kept, report) for history, report in zip(histories, reports)]
     print(summary(rows))
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1), encoding="utf-8")

@@ -315,17 +315,22 @@ def asked(history: History, memory: Path, ask, nulls, show: bool, dump: Path | N
     return out
 
 
+def kept_store(history: History, kept: Path) -> tuple:
+    """(the memory root, the project id its sessions have) of the store a `--keep kept` run left for `history`."""
+    folder = kept / history.name
+    memory = folder / "memory"
+    if not (memory / "index" / "search.db").is_file():
+        raise FileNotFoundError(f"no store of {history.name} in {kept} (make one with --keep {kept})")
+    return memory, project_of(folder / history.project, dict(os.environ, RLM_MEM_DIR=str(memory), HOME=str(folder)))
+
+
 def asked_again(history: History, kept: Path, nulls, show: bool = False) -> dict:
     """The questions and null prompts asked again, in-process, of the store a `--keep kept` run left: recall and
     the fence as the prompt hook runs them (the same contexts), without building anything or asking the brief."""
     from brain.recall.recall import recall
     from brain.safety.fence import fence
 
-    folder = kept / history.name
-    memory = folder / "memory"
-    if not (memory / "index" / "search.db").is_file():
-        raise FileNotFoundError(f"no store of {history.name} in {kept} (make one with --keep {kept})")
-    project = project_of(folder / history.project, dict(os.environ, RLM_MEM_DIR=str(memory), HOME=str(folder)))
+    memory, project = kept_store(history, kept)
 
     def ask(prompt: str) -> str:
         found = recall(str(memory), prompt, project=project, track=False, typed=True)

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench" / "coding_memory.py"
 sys.path.insert(0, str(ROOT / "bench"))
 
+import ceilings  # noqa: E402
 from coding.histories import HistoryError, available, load  # noqa: E402
 from harness.transcripts import write_session  # noqa: E402
 
@@ -200,7 +201,6 @@ def test_a_history_outside_the_project_runs_with_every_metric(tmp_path):
                            str(path)], check=False, capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("1 histories, 1 questions: answered 1 (100.0%); with every cut off, at most 1")
-    import ceilings
     question = SimpleNamespace(ask="Which port does the API use?", answers=["7450"])
     nowhere = SimpleNamespace(ask="What is the deploy host?", answers=["deploy.tinyapp.example"])
     history = SimpleNamespace(name="tinyapp", project="tinyapp", questions=[question, nowhere],
